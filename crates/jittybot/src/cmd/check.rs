@@ -1,0 +1,135 @@
+//! `jittybot check`: answer URLs against a local robots.txt, with reasons.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context};
+use robots::{AgentRules, GroupSelection, RobotsTxt};
+use serde_json::json;
+
+/// Arguments of `jittybot check`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The robots.txt file to read (`-` for standard input).
+    #[arg(long, value_name = "FILE")]
+    robots: PathBuf,
+    /// Product token to match, in order of preference; repeat for fallbacks
+    /// (e.g. `--agent JittyBot-Image --agent JittyBot`).
+    #[arg(long = "agent", value_name = "TOKEN", default_value = "JittyBot")]
+    agents: Vec<String>,
+    /// One JSON object per line instead of text.
+    #[arg(long)]
+    json: bool,
+    /// List what the parser ignored or found suspicious, with line numbers.
+    #[arg(long)]
+    diagnostics: bool,
+    /// URLs to check: absolute (`https://example.com/a?b`) or paths starting with `/`.
+    #[arg(value_name = "URL", required_unless_present = "diagnostics")]
+    urls: Vec<String>,
+}
+
+/// Runs the command: exit 0 if every URL is allowed, 1 if any is disallowed.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let body = read_input(&args.robots)?;
+    for url in &args.urls {
+        validate_url(url)?;
+    }
+    let mut out = std::io::stdout().lock();
+    if args.diagnostics {
+        print_diagnostics(&RobotsTxt::parse(&body), args.json, &mut out)?;
+    }
+    let tokens: Vec<&str> = args.agents.iter().map(String::as_str).collect();
+    let rules = AgentRules::parse(&body, &tokens);
+    let crawl_delay = rules.crawl_delay().map(|delay| delay.seconds);
+    let mut any_disallowed = false;
+    for url in &args.urls {
+        let decision = rules.check(url);
+        any_disallowed |= !decision.allowed;
+        if args.json {
+            let group = match decision.group {
+                GroupSelection::Named(token) => json!(token),
+                GroupSelection::Global => json!("*"),
+                GroupSelection::None => json!(null),
+            };
+            let rule = decision.rule.map(|rule| {
+                json!({"line": rule.line, "kind": rule.kind, "pattern": rule.pattern})
+            });
+            let line = json!({
+                "url": url,
+                "allowed": decision.allowed,
+                "rule": rule,
+                "group": group,
+                "crawl_delay": crawl_delay,
+                "reason": decision.to_string(),
+            });
+            writeln!(out, "{line}")?;
+        } else {
+            let verdict = if decision.allowed {
+                "allowed"
+            } else {
+                "disallowed"
+            };
+            writeln!(out, "{verdict} {url}  ({decision})")?;
+        }
+    }
+    Ok(if any_disallowed {
+        super::exit_disallowed()
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn read_input(path: &PathBuf) -> anyhow::Result<Vec<u8>> {
+    let mut body = Vec::new();
+    if path.as_os_str() == "-" {
+        std::io::stdin()
+            .read_to_end(&mut body)
+            .context("cannot read robots.txt from standard input")?;
+    } else {
+        body = std::fs::read(path)
+            .with_context(|| format!("cannot read robots.txt file {}", path.display()))?;
+    }
+    Ok(body)
+}
+
+fn validate_url(url: &str) -> anyhow::Result<()> {
+    if url.starts_with('/') {
+        return Ok(());
+    }
+    match url::Url::parse(url) {
+        Ok(parsed) if matches!(parsed.scheme(), "http" | "https") => Ok(()),
+        Ok(parsed) => bail!(
+            "{url:?}: unsupported scheme {:?}; give an http(s) URL or a path starting with /",
+            parsed.scheme()
+        ),
+        Err(error) => {
+            bail!("{url:?} is not a URL ({error}); give an absolute URL or a path starting with /")
+        }
+    }
+}
+
+fn print_diagnostics(
+    robots: &RobotsTxt,
+    json: bool,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
+    for diagnostic in robots.diagnostics() {
+        if json {
+            writeln!(out, "{}", serde_json::to_string(diagnostic)?)?;
+        } else {
+            writeln!(out, "{diagnostic}")?;
+        }
+    }
+    if !json {
+        writeln!(
+            out,
+            "{} diagnostics, {} lines, {} groups, {} sitemaps",
+            robots.diagnostics().len(),
+            robots.line_count(),
+            robots.groups().len(),
+            robots.sitemaps().len()
+        )?;
+    }
+    Ok(())
+}

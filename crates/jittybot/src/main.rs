@@ -1,0 +1,46 @@
+//! `jittybot`: the command line. Argument parsing and wiring only; the work is in the crates.
+
+mod cmd;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// JittyBot: robots.txt done properly.
+#[derive(Debug, Parser)]
+#[command(name = "jittybot", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Check URLs against a local robots.txt file, explaining each decision.
+    Check(cmd::check::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            let usage_error = error.use_stderr();
+            let _ = error.print();
+            return if usage_error {
+                cmd::exit_error()
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    let outcome = match cli.command {
+        Command::Check(args) => cmd::check::run(args),
+    };
+    match outcome {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("jittybot: {error:#}");
+            cmd::exit_error()
+        }
+    }
+}

@@ -1,0 +1,169 @@
+//! The one canonical percent-encoded form that both URLs and rule patterns are compared in.
+//!
+//! - non-ASCII bytes, controls, space, DEL and the characters RFC 3986 never allows raw
+//!   (`"` `<` `>` `\` `^` `` ` `` `{` `|` `}`) become `%XX` with upper-case hex;
+//! - a `%XX` escape gets upper-case hex, and is decoded when it encodes an unreserved character
+//!   (`A-Z a-z 0-9 - . _ ~`), so `%7E` and `~` are one character, while `%2F` stays `%2F`;
+//! - a `%` that does not start a valid escape is itself escaped as `%25`.
+//!
+//! `*` and `$` are left alone: in a pattern they are wildcards, in a URL ordinary characters.
+
+const HEX_UPPER: &[u8; 16] = b"0123456789ABCDEF";
+
+fn hex_value(byte: u8) -> Option<u8> {
+    match byte {
+        b'0'..=b'9' => Some(byte - b'0'),
+        b'a'..=b'f' => Some(byte - b'a' + 10),
+        b'A'..=b'F' => Some(byte - b'A' + 10),
+        _ => None,
+    }
+}
+
+fn is_unreserved(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~')
+}
+
+/// True for bytes that are never written raw in a canonical URL.
+fn must_escape(byte: u8) -> bool {
+    byte <= 0x20
+        || byte >= 0x7F
+        || matches!(
+            byte,
+            b'"' | b'<' | b'>' | b'\\' | b'^' | b'`' | b'{' | b'|' | b'}'
+        )
+}
+
+/// True when `input` is already canonical, so callers can skip the copy.
+pub(crate) fn is_canonical(input: &[u8]) -> bool {
+    let mut i = 0;
+    while i < input.len() {
+        let byte = input[i];
+        if byte == b'%' {
+            match (input.get(i + 1), input.get(i + 2)) {
+                (Some(&h), Some(&l)) => {
+                    if !(h.is_ascii_digit() || h.is_ascii_uppercase())
+                        || !(l.is_ascii_digit() || l.is_ascii_uppercase())
+                    {
+                        return false;
+                    }
+                    match (hex_value(h), hex_value(l)) {
+                        (Some(h), Some(l)) if !is_unreserved(h << 4 | l) => i += 3,
+                        _ => return false,
+                    }
+                }
+                _ => return false,
+            }
+        } else if must_escape(byte) {
+            return false;
+        } else {
+            i += 1;
+        }
+    }
+    true
+}
+
+/// Appends the canonical form of `input` to `out`.
+pub(crate) fn canonicalize_into(input: &[u8], out: &mut Vec<u8>) {
+    out.reserve(input.len());
+    let mut i = 0;
+    while i < input.len() {
+        let byte = input[i];
+        if byte == b'%' {
+            let escape = match (input.get(i + 1), input.get(i + 2)) {
+                (Some(&h), Some(&l)) => hex_value(h).zip(hex_value(l)).map(|(h, l)| h << 4 | l),
+                _ => None,
+            };
+            match escape {
+                Some(decoded) if is_unreserved(decoded) => {
+                    out.push(decoded);
+                    i += 3;
+                }
+                Some(decoded) => {
+                    push_escaped(decoded, out);
+                    i += 3;
+                }
+                None => {
+                    out.extend_from_slice(b"%25");
+                    i += 1;
+                }
+            }
+        } else if must_escape(byte) {
+            push_escaped(byte, out);
+            i += 1;
+        } else {
+            out.push(byte);
+            i += 1;
+        }
+    }
+}
+
+fn push_escaped(byte: u8, out: &mut Vec<u8>) {
+    out.extend_from_slice(&[
+        b'%',
+        HEX_UPPER[usize::from(byte >> 4)],
+        HEX_UPPER[usize::from(byte & 0xF)],
+    ]);
+}
+
+/// The canonical form of `input` as a new buffer.
+pub fn canonicalize(input: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(input.len() + 8);
+    canonicalize_into(input, &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn canon(s: &str) -> String {
+        String::from_utf8(canonicalize(s.as_bytes())).unwrap()
+    }
+
+    #[test]
+    fn non_ascii_is_escaped_with_upper_hex() {
+        assert_eq!(canon("/hus/å"), "/hus/%C3%A5");
+    }
+
+    #[test]
+    fn lower_case_escapes_become_upper_case() {
+        assert_eq!(canon("/hus/%c3%a5"), "/hus/%C3%A5");
+    }
+
+    #[test]
+    fn unreserved_escapes_are_decoded() {
+        assert_eq!(canon("/%7Euser/%41%2d%5f%2E"), "/~user/A-_.");
+    }
+
+    #[test]
+    fn reserved_escapes_stay_encoded() {
+        assert_eq!(canon("/a%2fb"), "/a%2Fb");
+        assert_ne!(canon("/a%2Fb"), canon("/a/b"));
+        assert_eq!(canon("/a%3Fb%2A"), "/a%3Fb%2A");
+    }
+
+    #[test]
+    fn stray_percent_is_escaped() {
+        assert_eq!(canon("/100%"), "/100%25");
+        assert_eq!(canon("/%zz"), "/%25zz");
+        assert_eq!(canon("/%4"), "/%254");
+    }
+
+    #[test]
+    fn unsafe_ascii_is_escaped() {
+        assert_eq!(canon("/a b\"<>|"), "/a%20b%22%3C%3E%7C");
+        assert_eq!(canon("/\u{7f}"), "/%7F");
+    }
+
+    #[test]
+    fn wildcards_and_query_are_kept() {
+        assert_eq!(canon("/*.pdf$?a=1&b"), "/*.pdf$?a=1&b");
+    }
+
+    #[test]
+    fn is_canonical_agrees_with_canonicalize() {
+        for s in ["/", "/a%2Fb", "/a%2fb", "/%41", "/å", "/a b", "/%", "/x?y=%20"] {
+            assert_eq!(is_canonical(s.as_bytes()), canon(s).as_bytes() == s.as_bytes(), "{s}");
+        }
+    }
+}

@@ -1,0 +1,255 @@
+//! Splitting a robots.txt body into lines and lines into directives.
+
+use memchr::{memchr, memchr2};
+
+/// The most bytes of a robots.txt file that are read (RFC 9309 §2.5's minimum, 500 KiB).
+pub const MAX_ROBOTS_TXT_BYTES: usize = 512_000;
+
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// The part of the input that is parsed, and what was set aside to get it.
+pub(crate) struct Prepared<'a> {
+    /// Bytes to parse: after the BOM, within the limit, without a line cut by the limit.
+    pub(crate) body: &'a [u8],
+    pub(crate) had_bom: bool,
+    /// Bytes beyond [`MAX_ROBOTS_TXT_BYTES`] that were not read.
+    pub(crate) ignored_bytes: usize,
+    /// Whether an incomplete line at the limit was dropped.
+    pub(crate) cut_line: bool,
+}
+
+pub(crate) fn prepare(input: &[u8]) -> Prepared<'_> {
+    let (limited, ignored_bytes) = if input.len() > MAX_ROBOTS_TXT_BYTES {
+        (&input[..MAX_ROBOTS_TXT_BYTES], input.len() - MAX_ROBOTS_TXT_BYTES)
+    } else {
+        (input, 0)
+    };
+    let mut cut_line = false;
+    let mut body = limited;
+    if ignored_bytes > 0 {
+        let line_ends_at_limit = matches!(input[MAX_ROBOTS_TXT_BYTES], b'\r' | b'\n')
+            || matches!(limited.last(), Some(b'\r' | b'\n'));
+        if !line_ends_at_limit {
+            let keep = memchr::memrchr2(b'\r', b'\n', limited).map_or(0, |i| i + 1);
+            cut_line = keep < limited.len();
+            body = &limited[..keep];
+        }
+    }
+    let had_bom = body.starts_with(UTF8_BOM);
+    if had_bom {
+        body = &body[UTF8_BOM.len()..];
+    }
+    Prepared {
+        body,
+        had_bom,
+        ignored_bytes,
+        cut_line,
+    }
+}
+
+/// Iterates over lines ended by CR, LF or CRLF, numbered from 1.
+pub(crate) struct Lines<'a> {
+    rest: &'a [u8],
+    number: usize,
+    done: bool,
+}
+
+impl<'a> Lines<'a> {
+    pub(crate) fn new(body: &'a [u8]) -> Self {
+        Lines {
+            rest: body,
+            number: 0,
+            done: body.is_empty(),
+        }
+    }
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = (usize, &'a [u8]);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        self.number += 1;
+        match memchr2(b'\r', b'\n', self.rest) {
+            Some(end) => {
+                let line = &self.rest[..end];
+                let skip = if self.rest[end] == b'\r' && self.rest.get(end + 1) == Some(&b'\n') {
+                    2
+                } else {
+                    1
+                };
+                self.rest = &self.rest[end + skip..];
+                self.done = self.rest.is_empty();
+                Some((self.number, line))
+            }
+            None => {
+                self.done = true;
+                Some((self.number, self.rest))
+            }
+        }
+    }
+}
+
+/// What one line says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Directive<'a> {
+    /// Empty, or only a comment.
+    Blank,
+    /// Text without a colon.
+    MissingColon,
+    UserAgent(&'a [u8]),
+    Allow(&'a [u8]),
+    Disallow(&'a [u8]),
+    Sitemap(&'a [u8]),
+    CrawlDelay(&'a [u8]),
+    Unknown { field: &'a [u8], value: &'a [u8] },
+}
+
+fn is_space(byte: u8) -> bool {
+    matches!(byte, b' ' | b'\t' | b'\x0B' | b'\x0C')
+}
+
+pub(crate) fn trim(mut text: &[u8]) -> &[u8] {
+    while let [first, rest @ ..] = text {
+        if !is_space(*first) {
+            break;
+        }
+        text = rest;
+    }
+    while let [rest @ .., last] = text {
+        if !is_space(*last) {
+            break;
+        }
+        text = rest;
+    }
+    text
+}
+
+/// Reads one line (without its terminator).
+pub(crate) fn directive(line: &[u8]) -> Directive<'_> {
+    let content = match memchr(b'#', line) {
+        Some(hash) => &line[..hash],
+        None => line,
+    };
+    let content = trim(content);
+    if content.is_empty() {
+        return Directive::Blank;
+    }
+    let Some(colon) = memchr(b':', content) else {
+        return Directive::MissingColon;
+    };
+    let field = trim(&content[..colon]);
+    let value = trim(&content[colon + 1..]);
+    let is = |name: &str| field.eq_ignore_ascii_case(name.as_bytes());
+    match field.len() {
+        5 if is("allow") => Directive::Allow(value),
+        7 if is("sitemap") => Directive::Sitemap(value),
+        8 if is("disallow") => Directive::Disallow(value),
+        10 if is("user-agent") => Directive::UserAgent(value),
+        11 if is("crawl-delay") => Directive::CrawlDelay(value),
+        _ => Directive::Unknown { field, value },
+    }
+}
+
+/// What a user-agent value names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Product<'a> {
+    /// `*`: every crawler without a group of its own.
+    Global,
+    /// A product token: the leading run of `[A-Za-z_-]`.
+    Token(&'a [u8]),
+    /// Nothing usable (empty, or no leading token character).
+    Nothing,
+}
+
+pub(crate) fn product(value: &[u8]) -> Product<'_> {
+    if value.first() == Some(&b'*') {
+        return Product::Global;
+    }
+    let end = value
+        .iter()
+        .position(|&b| !(b.is_ascii_alphabetic() || b == b'_' || b == b'-'))
+        .unwrap_or(value.len());
+    if end == 0 {
+        Product::Nothing
+    } else {
+        Product::Token(&value[..end])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(body: &[u8]) -> Vec<(usize, &[u8])> {
+        Lines::new(body).collect()
+    }
+
+    #[test]
+    fn cr_lf_and_crlf_all_end_lines() {
+        assert_eq!(
+            lines(b"a\rb\nc\r\nd"),
+            vec![(1, &b"a"[..]), (2, b"b"), (3, b"c"), (4, b"d")]
+        );
+        assert_eq!(lines(b"a\n\rb"), vec![(1, &b"a"[..]), (2, b""), (3, b"b")]);
+        assert_eq!(lines(b"a\n"), vec![(1, &b"a"[..])]);
+        assert!(lines(b"").is_empty());
+    }
+
+    #[test]
+    fn directives_are_case_insensitive_and_trimmed() {
+        assert_eq!(directive(b"  DISALLOW :  /a  # c"), Directive::Disallow(b"/a"));
+        assert_eq!(directive(b"user-Agent:\tJittyBot"), Directive::UserAgent(b"JittyBot"));
+        assert_eq!(directive(b"# only a comment"), Directive::Blank);
+        assert_eq!(directive(b"Disallow /a"), Directive::MissingColon);
+        assert_eq!(
+            directive(b"Dissallow: /a"),
+            Directive::Unknown {
+                field: b"Dissallow",
+                value: b"/a"
+            }
+        );
+        assert_eq!(
+            directive(b"Sitemap: https://e.com/s.xml"),
+            Directive::Sitemap(b"https://e.com/s.xml")
+        );
+    }
+
+    #[test]
+    fn product_token_is_the_leading_token_run() {
+        assert_eq!(product(b"JittyBot/1.0"), Product::Token(b"JittyBot"));
+        assert_eq!(product(b"JittyBot-Image"), Product::Token(b"JittyBot-Image"));
+        assert_eq!(product(b"*"), Product::Global);
+        assert_eq!(product(b""), Product::Nothing);
+        assert_eq!(product(b"1bot"), Product::Nothing);
+        assert_eq!(
+            product(b"Mozilla/5.0 (compatible; Googlebot/2.1)"),
+            Product::Token(b"Mozilla")
+        );
+    }
+
+    #[test]
+    fn limit_drops_the_cut_line_and_keeps_complete_ones() {
+        let mut input = vec![b'a'; MAX_ROBOTS_TXT_BYTES - 2];
+        input.extend_from_slice(b"\nDisallow: /x\n");
+        let prepared = prepare(&input);
+        assert!(prepared.cut_line);
+        assert_eq!(prepared.body.len(), MAX_ROBOTS_TXT_BYTES - 1);
+        assert_eq!(prepared.ignored_bytes, input.len() - MAX_ROBOTS_TXT_BYTES);
+
+        let mut exact = vec![b'a'; MAX_ROBOTS_TXT_BYTES];
+        exact.push(b'\n');
+        let prepared = prepare(&exact);
+        assert!(!prepared.cut_line);
+        assert_eq!(prepared.body.len(), MAX_ROBOTS_TXT_BYTES);
+    }
+
+    #[test]
+    fn bom_is_skipped() {
+        let prepared = prepare(b"\xEF\xBB\xBFUser-agent: *");
+        assert!(prepared.had_bom);
+        assert_eq!(prepared.body, b"User-agent: *");
+    }
+}
