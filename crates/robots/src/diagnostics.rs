@@ -123,7 +123,10 @@ impl fmt::Display for DiagnosticKind {
                 f.write_str("user-agent has no product token; names no crawler")
             }
             DiagnosticKind::UserAgentNotAToken { token } => {
-                write!(f, "user-agent is not a bare product token; read as {token:?}")
+                write!(
+                    f,
+                    "user-agent is not a bare product token; read as {token:?}"
+                )
             }
             DiagnosticKind::EmptyRule => f.write_str("rule with an empty path adds no rule"),
             DiagnosticKind::PatternNotAPath => {

@@ -20,7 +20,10 @@ pub(crate) struct Prepared<'a> {
 
 pub(crate) fn prepare(input: &[u8]) -> Prepared<'_> {
     let (limited, ignored_bytes) = if input.len() > MAX_ROBOTS_TXT_BYTES {
-        (&input[..MAX_ROBOTS_TXT_BYTES], input.len() - MAX_ROBOTS_TXT_BYTES)
+        (
+            &input[..MAX_ROBOTS_TXT_BYTES],
+            input.len() - MAX_ROBOTS_TXT_BYTES,
+        )
     } else {
         (input, 0)
     };
@@ -104,7 +107,10 @@ pub(crate) enum Directive<'a> {
     Disallow(&'a [u8]),
     Sitemap(&'a [u8]),
     CrawlDelay(&'a [u8]),
-    Unknown { field: &'a [u8], value: &'a [u8] },
+    Unknown {
+        field: &'a [u8],
+        value: &'a [u8],
+    },
 }
 
 fn is_space(byte: u8) -> bool {
@@ -200,8 +206,14 @@ mod tests {
 
     #[test]
     fn directives_are_case_insensitive_and_trimmed() {
-        assert_eq!(directive(b"  DISALLOW :  /a  # c"), Directive::Disallow(b"/a"));
-        assert_eq!(directive(b"user-Agent:\tJittyBot"), Directive::UserAgent(b"JittyBot"));
+        assert_eq!(
+            directive(b"  DISALLOW :  /a  # c"),
+            Directive::Disallow(b"/a")
+        );
+        assert_eq!(
+            directive(b"user-Agent:\tJittyBot"),
+            Directive::UserAgent(b"JittyBot")
+        );
         assert_eq!(directive(b"# only a comment"), Directive::Blank);
         assert_eq!(directive(b"Disallow /a"), Directive::MissingColon);
         assert_eq!(
@@ -220,7 +232,10 @@ mod tests {
     #[test]
     fn product_token_is_the_leading_token_run() {
         assert_eq!(product(b"JittyBot/1.0"), Product::Token(b"JittyBot"));
-        assert_eq!(product(b"JittyBot-Image"), Product::Token(b"JittyBot-Image"));
+        assert_eq!(
+            product(b"JittyBot-Image"),
+            Product::Token(b"JittyBot-Image")
+        );
         assert_eq!(product(b"*"), Product::Global);
         assert_eq!(product(b""), Product::Nothing);
         assert_eq!(product(b"1bot"), Product::Nothing);

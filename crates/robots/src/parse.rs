@@ -18,8 +18,9 @@ trait Sink<'a> {
 }
 
 /// Drives `sink` over `body`: user-agent lines open a group unless they follow another
-/// user-agent line (sitemap, crawl-delay, unknown and invalid lines in between do not count);
-/// rules belong to the current group.
+/// user-agent line (sitemap, unknown and invalid lines in between do not count); rules and
+/// crawl-delays belong to the current group, and a user-agent line after one of them opens the
+/// next group.
 fn walk<'a>(body: &'a [u8], sink: &mut impl Sink<'a>) {
     let mut in_group = false;
     let mut collecting_agents = false;
@@ -38,7 +39,12 @@ fn walk<'a>(body: &'a [u8], sink: &mut impl Sink<'a>) {
                 sink.rule(number, raw, RuleKind::Disallow, value);
                 collecting_agents = false;
             }
-            Directive::CrawlDelay(value) if in_group => sink.crawl_delay(number, raw, value),
+            Directive::CrawlDelay(value) if in_group => {
+                // A delay belongs to the agents above it: a user-agent after it opens a new
+                // group, as in the interpretation page's "treat media differently" example.
+                sink.crawl_delay(number, raw, value);
+                collecting_agents = false;
+            }
             directive => sink.other(number, raw, directive, in_group),
         }
     }

@@ -70,19 +70,47 @@ impl Pattern {
         let mut position = head.len();
         let end = if self.anchored {
             match path.len().checked_sub(tail.len()) {
-                Some(end) if end >= position && path.ends_with(tail) => end,
+                Some(end)
+                    if end >= position
+                        && path.ends_with(tail)
+                        && (tail.is_empty() || starts_character(path, end)) =>
+                {
+                    end
+                }
                 _ => return false,
             }
         } else {
             path.len()
         };
-        for piece in middle.split(|&b| b == b'*').filter(|piece| !piece.is_empty()) {
-            match memmem::find(&path[position..end], piece) {
-                Some(offset) => position += offset + piece.len(),
+        for piece in middle
+            .split(|&b| b == b'*')
+            .filter(|piece| !piece.is_empty())
+        {
+            match find_piece(&path[..end], position, piece) {
+                Some(found) => position = found + piece.len(),
                 None => return false,
             }
         }
-        self.anchored || tail.is_empty() || memmem::find(&path[position..], tail).is_some()
+        self.anchored || tail.is_empty() || find_piece(path, position, tail).is_some()
+    }
+}
+
+/// Whether `position` starts a character of the canonical `path`, rather than falling inside
+/// a `%XX` escape (in canonical form every `%` opens a three-byte escape).
+fn starts_character(path: &[u8], position: usize) -> bool {
+    let before = |back: usize| position.checked_sub(back).and_then(|i| path.get(i));
+    before(1) != Some(&b'%') && before(2) != Some(&b'%')
+}
+
+/// The leftmost place at or after `from` where `piece` occurs as whole characters: `*A` must
+/// not match the hex digit in `%A5`.
+fn find_piece(path: &[u8], mut from: usize, piece: &[u8]) -> Option<usize> {
+    loop {
+        let found = from + memmem::find(path.get(from..)?, piece)?;
+        if starts_character(path, found) {
+            return Some(found);
+        }
+        from = found + 1;
     }
 }
 
@@ -127,6 +155,16 @@ mod tests {
         assert!(matches("/ab*b$", "/abb"));
         assert!(matches("/*a*a$", "/aa"));
         assert!(!matches("/*a*a$", "/a"));
+    }
+
+    #[test]
+    fn wildcards_never_split_an_escape() {
+        assert!(!matches("*A", "/%C3%A5"));
+        assert!(!matches("/*5$", "/%C3%A5"));
+        assert!(matches("/*%A5$", "/%C3%A5"));
+        assert!(matches("*A", "/%C3%A5A"));
+        assert!(matches("/*%25", "/100%25"));
+        assert!(!matches("/*25", "/100%25"));
     }
 
     #[test]

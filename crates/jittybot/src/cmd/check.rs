@@ -52,9 +52,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 GroupSelection::Global => json!("*"),
                 GroupSelection::None => json!(null),
             };
-            let rule = decision.rule.map(|rule| {
-                json!({"line": rule.line, "kind": rule.kind, "pattern": rule.pattern})
-            });
+            let rule = decision
+                .rule
+                .map(|rule| json!({"line": rule.line, "kind": rule.kind, "pattern": rule.pattern}));
             let line = json!({
                 "url": url,
                 "allowed": decision.allowed,
@@ -109,11 +109,7 @@ fn validate_url(url: &str) -> anyhow::Result<()> {
     }
 }
 
-fn print_diagnostics(
-    robots: &RobotsTxt,
-    json: bool,
-    out: &mut impl Write,
-) -> anyhow::Result<()> {
+fn print_diagnostics(robots: &RobotsTxt, json: bool, out: &mut impl Write) -> anyhow::Result<()> {
     for diagnostic in robots.diagnostics() {
         if json {
             writeln!(out, "{}", serde_json::to_string(diagnostic)?)?;

@@ -1,0 +1,119 @@
+//! The no-panic sweep over the real robots.txt corpus in `shared/corpus/`.
+//!
+//! Every file is parsed both ways and answers a few URLs. A per-file time bound catches a hang
+//! or a blow-up (it is a generous ceiling for a debug build, not a speed target: speed is
+//! measured by the benchmarks).
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use robots::{AgentRules, RobotsTxt};
+
+/// A file taking longer than this (debug build, loaded machine) means something is wrong.
+const PER_FILE_CEILING: Duration = Duration::from_secs(20);
+
+const PROBES: &[&str] = &[
+    "/",
+    "/index.html",
+    "/search?q=robots&page=2",
+    "/wp-admin/admin-ajax.php",
+    "/media/images/photo%20one.jpg",
+    "/hus/å?x=1#frag",
+    "https://example.com/a/b/c/d/e/f/g/h/i/j/k.pdf",
+    "/robots.txt",
+];
+
+/// `shared/corpus/<name>`, beside the repository (override with `JITTYBOT_CORPUS_DIR`).
+fn corpus_dir(name: &str) -> PathBuf {
+    match std::env::var_os("JITTYBOT_CORPUS_DIR") {
+        Some(dir) => PathBuf::from(dir).join(name),
+        None => Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared/corpus")
+            .join(name),
+    }
+}
+
+fn corpus_files(name: &str) -> Vec<PathBuf> {
+    let dir = corpus_dir(name);
+    let entries = std::fs::read_dir(&dir).unwrap_or_else(|error| {
+        panic!(
+            "the corpus {} is missing ({error}); it ships in shared/corpus beside the repository, \
+             or set JITTYBOT_CORPUS_DIR",
+            dir.display()
+        )
+    });
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| {
+            let name = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default();
+            path.is_file() && name != "SOURCES.tsv" && name != "README.md"
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+fn sweep(name: &str, minimum_files: usize) {
+    let files = corpus_files(name);
+    assert!(
+        files.len() >= minimum_files,
+        "expected at least {minimum_files} files in {name}, found {}",
+        files.len()
+    );
+    let mut slowest = (Duration::ZERO, PathBuf::new());
+    for path in &files {
+        let body = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let started = Instant::now();
+        let full = RobotsTxt::parse(&body);
+        for tokens in [
+            &["JittyBot"][..],
+            &["JittyBot-Image", "JittyBot"],
+            &["Googlebot"],
+        ] {
+            let agent = AgentRules::parse(&body, tokens);
+            assert_eq!(
+                agent,
+                full.rules_for(tokens),
+                "{}: the two parses disagree",
+                path.display()
+            );
+            for probe in PROBES {
+                let _ = agent.check(probe).to_string();
+            }
+        }
+        for diagnostic in full.diagnostics() {
+            let _ = diagnostic.to_string();
+        }
+        let elapsed = started.elapsed();
+        assert!(
+            elapsed < PER_FILE_CEILING,
+            "{} took {elapsed:?}",
+            path.display()
+        );
+        if elapsed > slowest.0 {
+            slowest = (elapsed, path.clone());
+        }
+    }
+    eprintln!(
+        "{name}: {} files, slowest {:?} ({})",
+        files.len(),
+        slowest.0,
+        slowest.1.display()
+    );
+}
+
+#[test]
+fn every_corpus_file_parses_and_answers_without_panicking() {
+    sweep("robots", 2388);
+}
+
+/// The 15,311 extra files: `cargo test -p robots --release --test corpus -- --ignored`.
+#[test]
+#[ignore = "long sweep over robots-extra; run with --ignored"]
+fn every_extra_corpus_file_parses_and_answers_without_panicking() {
+    sweep("robots-extra", 15_000);
+}
