@@ -33,30 +33,45 @@ fn must_escape(byte: u8) -> bool {
         )
 }
 
-/// True when `input` is already canonical, so callers can skip the copy.
+/// Bytes that need a closer look when checking canonical form: `%` and every byte that
+/// [`must_escape`]. Most URLs and rules contain none, and a table lookup per byte keeps the
+/// common case a tight loop.
+const ATTENTION: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let b = byte as u8;
+        table[byte] = b == b'%'
+            || b <= 0x20
+            || b >= 0x7F
+            || matches!(
+                b,
+                b'"' | b'<' | b'>' | b'\\' | b'^' | b'`' | b'{' | b'|' | b'}'
+            );
+        byte += 1;
+    }
+    table
+};
+
+/// True when `input` is already canonical, so callers can skip the copy. Canonical text is
+/// always ASCII.
 pub(crate) fn is_canonical(input: &[u8]) -> bool {
     let mut i = 0;
-    while i < input.len() {
-        let byte = input[i];
-        if byte == b'%' {
-            match (input.get(i + 1), input.get(i + 2)) {
-                (Some(&h), Some(&l)) => {
-                    if !(h.is_ascii_digit() || h.is_ascii_uppercase())
-                        || !(l.is_ascii_digit() || l.is_ascii_uppercase())
-                    {
-                        return false;
-                    }
-                    match (hex_value(h), hex_value(l)) {
-                        (Some(h), Some(l)) if !is_unreserved(h << 4 | l) => i += 3,
-                        _ => return false,
-                    }
-                }
-                _ => return false,
-            }
-        } else if must_escape(byte) {
+    while let Some(offset) = input[i..].iter().position(|&b| ATTENTION[usize::from(b)]) {
+        i += offset;
+        if input[i] != b'%' {
             return false;
-        } else {
-            i += 1;
+        }
+        let (Some(&high), Some(&low)) = (input.get(i + 1), input.get(i + 2)) else {
+            return false;
+        };
+        let upper_hex = |c: u8| c.is_ascii_digit() || (b'A'..=b'F').contains(&c);
+        if !upper_hex(high) || !upper_hex(low) {
+            return false;
+        }
+        match (hex_value(high), hex_value(low)) {
+            (Some(h), Some(l)) if !is_unreserved(h << 4 | l) => i += 3,
+            _ => return false,
         }
     }
     true

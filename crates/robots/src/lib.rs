@@ -45,6 +45,7 @@ pub use lines::MAX_ROBOTS_TXT_BYTES;
 pub use parse::MAX_PREFERRED_TOKENS;
 pub use rules::{
     AgentRules, CrawlDelay, DecidingRule, Decision, Explanation, GroupSelection, Rule, RuleKind,
+    RuleRef,
 };
 
 /// A whole parsed robots.txt file.

@@ -135,19 +135,31 @@ pub(crate) fn trim(mut text: &[u8]) -> &[u8] {
 
 /// Reads one line (without its terminator).
 pub(crate) fn directive(line: &[u8]) -> Directive<'_> {
-    let content = match memchr(b'#', line) {
-        Some(hash) => &line[..hash],
-        None => line,
+    // Field names are short, so one scalar pass to the first `:` or `#` beats two searches.
+    let Some(stop) = line.iter().position(|&b| b == b':' || b == b'#') else {
+        return if trim(line).is_empty() {
+            Directive::Blank
+        } else {
+            Directive::MissingColon
+        };
     };
-    let content = trim(content);
-    if content.is_empty() {
-        return Directive::Blank;
+    if line[stop] == b'#' {
+        return if trim(&line[..stop]).is_empty() {
+            Directive::Blank
+        } else {
+            Directive::MissingColon
+        };
     }
-    let Some(colon) = memchr(b':', content) else {
-        return Directive::MissingColon;
+    let field = trim(&line[..stop]);
+    let rest = &line[stop + 1..];
+    let value = match memchr(b'#', rest) {
+        Some(hash) => trim(&rest[..hash]),
+        None => trim(rest),
     };
-    let field = trim(&content[..colon]);
-    let value = trim(&content[colon + 1..]);
+    if field.is_empty() && value.is_empty() {
+        // A lone colon: nothing to read.
+        return Directive::MissingColon;
+    }
     let is = |name: &str| field.eq_ignore_ascii_case(name.as_bytes());
     match field.len() {
         5 if is("allow") => Directive::Allow(value),

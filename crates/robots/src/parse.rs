@@ -2,7 +2,7 @@
 
 use crate::diagnostics::{Diagnostic, DiagnosticKind};
 use crate::lines::{self, Directive, Lines, Product};
-use crate::rules::{AgentRules, CrawlDelay, GroupSelection, Rule, RuleKind};
+use crate::rules::{AgentRules, AgentRulesBuilder, CrawlDelay, GroupSelection, Rule, RuleKind};
 use crate::{Group, RobotsTxt, Sitemap, UserAgent, UserAgentProduct};
 
 /// What the state machine reports, line by line.
@@ -266,15 +266,27 @@ pub(crate) fn parse_full(input: &[u8]) -> RobotsTxt {
 // ---------------------------------------------------------------------------------------------
 // The one-crawler parse: only the groups naming one of the wanted tokens, or `*`.
 
+/// A rule line seen in a group that may be chosen, compiled only if it is.
+#[derive(Clone, Copy)]
+struct PendingRule {
+    line: usize,
+    kind: RuleKind,
+    /// The value's place in the parsed body.
+    start: usize,
+    end: usize,
+}
+
 /// Rules and delay gathered for one wanted token (or for `*`).
 #[derive(Default)]
 struct Bucket {
     named: bool,
-    rules: Vec<Rule>,
+    rules: Vec<PendingRule>,
     crawl_delay: Option<CrawlDelay>,
 }
 
 struct AgentSink<'t> {
+    /// The parsed body, to locate values in.
+    body: &'t [u8],
     tokens: Vec<&'t [u8]>,
     /// One bucket per wanted token, then one for `*`.
     buckets: Vec<Bucket>,
@@ -285,7 +297,7 @@ struct AgentSink<'t> {
 /// At most this many preferred tokens are honoured; later ones are ignored.
 pub const MAX_PREFERRED_TOKENS: usize = 63;
 
-impl<'a> Sink<'a> for AgentSink<'_> {
+impl<'a> Sink<'a> for AgentSink<'a> {
     fn user_agent(&mut self, _line: usize, _raw: &'a [u8], value: &'a [u8], new_group: bool) {
         if new_group {
             self.current = 0;
@@ -308,14 +320,20 @@ impl<'a> Sink<'a> for AgentSink<'_> {
         if self.current == 0 || usable_pattern(value).is_err() {
             return;
         }
-        let rule = Rule::new(line, kind, value);
-        let last = 63 - self.current.leading_zeros() as usize;
-        for index in 0..last {
-            if self.current & (1 << index) != 0 {
-                self.buckets[index].rules.push(rule.clone());
-            }
+        // `value` is a slice of `body`, so its offset locates it for the later compile.
+        let start = value.as_ptr() as usize - self.body.as_ptr() as usize;
+        let pending = PendingRule {
+            line,
+            kind,
+            start,
+            end: start + value.len(),
+        };
+        let mut groups = self.current;
+        while groups != 0 {
+            let index = groups.trailing_zeros() as usize;
+            self.buckets[index].rules.push(pending);
+            groups &= groups - 1;
         }
-        self.buckets[last].rules.push(rule);
     }
 
     fn crawl_delay(&mut self, line: usize, _raw: &'a [u8], value: &'a [u8]) {
@@ -346,41 +364,43 @@ fn wanted_tokens<'t>(tokens: &[&'t str]) -> Vec<(&'t str, &'t [u8])> {
         .collect()
 }
 
+/// Names the group by the caller's own spelling of the token when it is a bare token.
+fn named_group(caller: &str, product: &[u8]) -> GroupSelection {
+    if caller.len() == product.len() {
+        GroupSelection::Named(caller.to_owned())
+    } else {
+        GroupSelection::Named(String::from_utf8_lossy(product).into_owned())
+    }
+}
+
 pub(crate) fn parse_for_agent(input: &[u8], tokens: &[&str]) -> AgentRules {
     let wanted = wanted_tokens(tokens);
+    let body = lines::prepare(input).body;
     let mut sink = AgentSink {
+        body,
         tokens: wanted.iter().map(|(_, product)| *product).collect(),
         buckets: (0..=wanted.len()).map(|_| Bucket::default()).collect(),
         current: 0,
     };
-    walk(lines::prepare(input).body, &mut sink);
-    let chosen = sink.buckets.iter().position(|bucket| bucket.named);
-    match chosen {
-        Some(index) => {
-            let bucket = std::mem::take(&mut sink.buckets[index]);
-            let group = match wanted.get(index) {
-                Some((token, product)) => {
-                    GroupSelection::Named(String::from_utf8_lossy(product).into_owned())
-                        .with_caller_spelling(token)
-                }
-                None => GroupSelection::Global,
-            };
-            AgentRules::new(group, bucket.rules, bucket.crawl_delay)
-        }
-        None => AgentRules::new(GroupSelection::None, Vec::new(), None),
+    walk(body, &mut sink);
+    let Some(index) = sink.buckets.iter().position(|bucket| bucket.named) else {
+        return AgentRulesBuilder::default().finish(GroupSelection::None, None);
+    };
+    let bucket = &sink.buckets[index];
+    let group = match wanted.get(index) {
+        Some((token, product)) => named_group(token, product),
+        None => GroupSelection::Global,
+    };
+    let bytes = bucket.rules.iter().map(|p| p.end - p.start + 1).sum();
+    let mut builder = AgentRulesBuilder::with_capacity(bucket.rules.len(), bytes);
+    for pending in &bucket.rules {
+        builder.push(
+            pending.line,
+            pending.kind,
+            &body[pending.start..pending.end],
+        );
     }
-}
-
-impl GroupSelection {
-    /// Names the group by the caller's own spelling of the token when it is a bare token.
-    fn with_caller_spelling(self, token: &str) -> GroupSelection {
-        match self {
-            GroupSelection::Named(product) if product.len() == token.len() => {
-                GroupSelection::Named(token.to_owned())
-            }
-            other => other,
-        }
-    }
+    builder.finish(group, bucket.crawl_delay)
 }
 
 pub(crate) fn rules_for(robots: &RobotsTxt, tokens: &[&str]) -> AgentRules {
@@ -398,24 +418,25 @@ pub(crate) fn rules_for(robots: &RobotsTxt, tokens: &[&str]) -> AgentRules {
             .any(|agent| agent.product == UserAgentProduct::Global)
     };
     let merge = |selection: GroupSelection, groups: Vec<&Group>| {
-        let rules = groups.iter().flat_map(|group| group.rules.iter().cloned());
+        let mut builder = AgentRulesBuilder::default();
+        for rule in groups.iter().flat_map(|group| group.rules.iter()) {
+            builder.push_rule(rule);
+        }
         let delay = groups
             .iter()
             .filter_map(|group| group.crawl_delay)
             .reduce(|a, b| larger_delay(Some(a), b));
-        AgentRules::new(selection, rules.collect(), delay)
+        builder.finish(selection, delay)
     };
     for (token, product) in &wanted {
         let groups: Vec<&Group> = robots.groups.iter().filter(|g| names(g, product)).collect();
         if !groups.is_empty() {
-            let selection = GroupSelection::Named(String::from_utf8_lossy(product).into_owned())
-                .with_caller_spelling(token);
-            return merge(selection, groups);
+            return merge(named_group(token, product), groups);
         }
     }
     let global: Vec<&Group> = robots.groups.iter().filter(|g| is_global(g)).collect();
     if global.is_empty() {
-        AgentRules::new(GroupSelection::None, Vec::new(), None)
+        AgentRulesBuilder::default().finish(GroupSelection::None, None)
     } else {
         merge(GroupSelection::Global, global)
     }

@@ -1,98 +1,99 @@
-//! Compiled path patterns and the linear-time matcher.
+//! Path patterns and the linear-time matcher.
 //!
-//! A pattern is literal text with two wildcards: `*` (any run of bytes, including none) and a
-//! final `$` (end of path and query). Matching splits the pattern at its `*`s and looks for the
+//! A pattern is literal text with two wildcards: `*` (any run of characters, including none) and
+//! a final `$` (end of path and query). Matching splits the pattern at its `*`s and looks for the
 //! pieces left to right, each at its leftmost place. With only `*` as a wildcard, leftmost
 //! placement never loses a match, so there is no backtracking: the cost is one substring search
 //! per piece, linear in the URL's length.
+//!
+//! Both sides are canonical (see `canon`), and a piece only matches whole characters: `*A` does
+//! not match the hex digit in `%A5`.
 
 use memchr::memmem;
 
-/// A rule path in canonical form, ready to match.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Pattern {
-    /// The canonical pattern without a trailing anchor `$`.
-    body: Box<[u8]>,
-    /// Whether the pattern ended in `$`.
-    anchored: bool,
-    /// Offsets of the first and last `*` in `body`, if it has any.
-    stars: Option<(usize, usize)>,
+/// What matching needs to know about a canonical pattern besides its bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Shape {
+    /// Whether the pattern ended in `$` (the `$` is not part of the body).
+    pub(crate) anchored: bool,
+    /// Offsets of the first and last `*` in the body, if it has any.
+    stars: Option<(u32, u32)>,
     /// Length of the canonical pattern as written (with `*`s and `$`): the rule's specificity.
-    specificity: usize,
+    pub(crate) specificity: u32,
 }
 
-impl Pattern {
-    /// Compiles an already canonical pattern.
-    pub(crate) fn from_canonical(canonical: &[u8]) -> Pattern {
-        let specificity = canonical.len();
+impl Shape {
+    /// Reads a canonical pattern: its shape, and the length of its body (without the anchor).
+    pub(crate) fn of(canonical: &[u8]) -> (Shape, usize) {
         let (body, anchored) = match canonical.split_last() {
             Some((b'$', rest)) => (rest, true),
             _ => (canonical, false),
         };
-        Pattern {
-            stars: memchr::memchr(b'*', body).zip(memchr::memrchr(b'*', body)),
-            body: body.into(),
+        let to_u32 = |position: usize| u32::try_from(position).unwrap_or(u32::MAX);
+        let stars = memchr::memchr(b'*', body).map(|first| {
+            let last = memchr::memrchr(b'*', body).unwrap_or(first);
+            (to_u32(first), to_u32(last))
+        });
+        let shape = Shape {
             anchored,
-            specificity,
-        }
-    }
-
-    /// Length of the canonical pattern: longer is more specific.
-    pub(crate) fn specificity(&self) -> usize {
-        self.specificity
-    }
-
-    /// The canonical form, with the `$` anchor if any.
-    pub(crate) fn canonical(&self) -> String {
-        let mut text = String::from_utf8_lossy(&self.body).into_owned();
-        if self.anchored {
-            text.push('$');
-        }
-        text
-    }
-
-    /// Whether `path` (canonical path and query) matches this pattern.
-    pub(crate) fn matches(&self, path: &[u8]) -> bool {
-        let body = &*self.body;
-        let Some((first_star, last_star)) = self.stars else {
-            return if self.anchored {
-                path == body
-            } else {
-                path.starts_with(body)
-            };
+            stars,
+            specificity: u32::try_from(canonical.len()).unwrap_or(u32::MAX),
         };
-        let head = &body[..first_star];
-        let middle = body.get(first_star + 1..last_star).unwrap_or_default();
-        let tail = &body[last_star + 1..];
-        if !path.starts_with(head) {
-            return false;
-        }
-        let mut position = head.len();
-        let end = if self.anchored {
-            match path.len().checked_sub(tail.len()) {
-                Some(end)
-                    if end >= position
-                        && path.ends_with(tail)
-                        && (tail.is_empty() || starts_character(path, end)) =>
-                {
-                    end
-                }
-                _ => return false,
-            }
+        (shape, body.len())
+    }
+
+    /// Whether the pattern has a `*`.
+    pub(crate) fn has_wildcard(&self) -> bool {
+        self.stars.is_some()
+    }
+
+    /// Length of the literal text before the first `*`.
+    pub(crate) fn head_len(&self, body: &[u8]) -> usize {
+        self.stars.map_or(body.len(), |(first, _)| first as usize)
+    }
+}
+
+/// Whether canonical `path` matches the canonical pattern `body` of this `shape`.
+pub(crate) fn matches(body: &[u8], shape: Shape, path: &[u8]) -> bool {
+    let Some((first_star, last_star)) = shape.stars else {
+        return if shape.anchored {
+            path == body
         } else {
-            path.len()
+            path.starts_with(body)
         };
-        for piece in middle
-            .split(|&b| b == b'*')
-            .filter(|piece| !piece.is_empty())
-        {
-            match find_piece(&path[..end], position, piece) {
-                Some(found) => position = found + piece.len(),
-                None => return false,
-            }
-        }
-        self.anchored || tail.is_empty() || find_piece(path, position, tail).is_some()
+    };
+    let (first_star, last_star) = (first_star as usize, last_star as usize);
+    let head = &body[..first_star];
+    let middle = body.get(first_star + 1..last_star).unwrap_or_default();
+    let tail = &body[last_star + 1..];
+    if !path.starts_with(head) {
+        return false;
     }
+    let mut position = head.len();
+    let end = if shape.anchored {
+        match path.len().checked_sub(tail.len()) {
+            Some(end)
+                if end >= position
+                    && path.ends_with(tail)
+                    && (tail.is_empty() || starts_character(path, end)) =>
+            {
+                end
+            }
+            _ => return false,
+        }
+    } else {
+        path.len()
+    };
+    for piece in middle
+        .split(|&b| b == b'*')
+        .filter(|piece| !piece.is_empty())
+    {
+        match find_piece(&path[..end], position, piece) {
+            Some(found) => position = found + piece.len(),
+            None => return false,
+        }
+    }
+    shape.anchored || tail.is_empty() || find_piece(path, position, tail).is_some()
 }
 
 /// Whether `position` starts a character of the canonical `path`, rather than falling inside
@@ -102,11 +103,21 @@ fn starts_character(path: &[u8], position: usize) -> bool {
     before(1) != Some(&b'%') && before(2) != Some(&b'%')
 }
 
-/// The leftmost place at or after `from` where `piece` occurs as whole characters: `*A` must
-/// not match the hex digit in `%A5`.
+/// Below this many bytes a plain scan beats building a substring searcher.
+const SHORT_HAYSTACK: usize = 64;
+
+/// The leftmost place at or after `from` where `piece` occurs as whole characters.
 fn find_piece(path: &[u8], mut from: usize, piece: &[u8]) -> Option<usize> {
     loop {
-        let found = from + memmem::find(path.get(from..)?, piece)?;
+        let haystack = path.get(from..)?;
+        let offset = if haystack.len() < SHORT_HAYSTACK {
+            haystack
+                .windows(piece.len())
+                .position(|window| window == piece)?
+        } else {
+            memmem::find(haystack, piece)?
+        };
+        let found = from + offset;
         if starts_character(path, found) {
             return Some(found);
         }
@@ -119,7 +130,8 @@ mod tests {
     use super::*;
 
     fn matches(pattern: &str, path: &str) -> bool {
-        Pattern::from_canonical(pattern.as_bytes()).matches(path.as_bytes())
+        let (shape, body_len) = Shape::of(pattern.as_bytes());
+        super::matches(&pattern.as_bytes()[..body_len], shape, path.as_bytes())
     }
 
     #[test]
@@ -165,6 +177,9 @@ mod tests {
         assert!(matches("*A", "/%C3%A5A"));
         assert!(matches("/*%25", "/100%25"));
         assert!(!matches("/*25", "/100%25"));
+        let long = format!("/{}A", "%C3%A5".repeat(30));
+        assert!(matches("*A", &long));
+        assert!(!matches("*A", &long[..long.len() - 1]));
     }
 
     #[test]
@@ -175,7 +190,7 @@ mod tests {
 
     #[test]
     fn specificity_counts_wildcards_and_anchor() {
-        assert_eq!(Pattern::from_canonical(b"/*.pdf$").specificity(), 7);
+        assert_eq!(Shape::of(b"/*.pdf$").0.specificity, 7);
     }
 
     #[test]

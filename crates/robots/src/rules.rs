@@ -4,7 +4,7 @@ use std::fmt;
 use std::time::Duration;
 
 use crate::canon;
-use crate::pattern::Pattern;
+use crate::pattern::{self, Shape};
 
 /// Whether a rule allows or disallows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -39,39 +39,44 @@ pub struct Rule {
     pub kind: RuleKind,
     /// The path pattern as written (comment and surrounding whitespace removed).
     pub pattern: String,
+    /// The canonical pattern without its anchor.
     #[cfg_attr(feature = "serde", serde(skip))]
-    pub(crate) compiled: Pattern,
+    body: Box<[u8]>,
+    #[cfg_attr(feature = "serde", serde(skip))]
+    shape: Shape,
 }
 
 impl Rule {
     /// Compiles a rule value that starts with `/` or `*`.
     pub(crate) fn new(line: usize, kind: RuleKind, value: &[u8]) -> Rule {
-        let compiled = if canon::is_canonical(value) {
-            Pattern::from_canonical(value)
-        } else {
-            Pattern::from_canonical(&canon::canonicalize(value))
-        };
+        let mut canonical = Vec::with_capacity(value.len());
+        push_canonical(value, &mut canonical);
+        let (shape, body_len) = Shape::of(&canonical);
+        canonical.truncate(body_len);
         Rule {
             line,
             kind,
             pattern: String::from_utf8_lossy(value).into_owned(),
-            compiled,
+            body: canonical.into_boxed_slice(),
+            shape,
         }
     }
 
     /// The pattern in the canonical percent-encoded form it is matched in.
     pub fn canonical_pattern(&self) -> String {
-        self.compiled.canonical()
+        canonical_text(&self.body, self.shape)
     }
 
     /// The rule's specificity: the length of its canonical pattern.
     pub fn specificity(&self) -> usize {
-        self.compiled.specificity()
+        self.shape.specificity as usize
     }
 
     /// Whether this rule matches `url` (absolute URL or path), regardless of other rules.
     pub fn matches(&self, url: &str) -> bool {
-        with_canonical_target(url.as_bytes(), |path| self.compiled.matches(path))
+        with_canonical_target(url.as_bytes(), |path| {
+            pattern::matches(&self.body, self.shape, path)
+        })
     }
 }
 
@@ -79,6 +84,22 @@ impl fmt::Display for Rule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "line {}: {}: {}", self.line, self.kind, self.pattern)
     }
+}
+
+fn push_canonical(value: &[u8], out: &mut Vec<u8>) {
+    if canon::is_canonical(value) {
+        out.extend_from_slice(value);
+    } else {
+        canon::canonicalize_into(value, out);
+    }
+}
+
+fn canonical_text(body: &[u8], shape: Shape) -> String {
+    let mut text = String::from_utf8_lossy(body).into_owned();
+    if shape.anchored {
+        text.push('$');
+    }
+    text
 }
 
 /// A crawl-delay, in seconds.
@@ -141,34 +162,284 @@ impl fmt::Display for GroupSelection {
     }
 }
 
-/// The rules one crawler follows: the chosen group's rules, merged and ordered for matching.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AgentRules {
-    group: GroupSelection,
-    /// Most specific first; on equal specificity allow first; then file order.
-    rules: Vec<Rule>,
-    crawl_delay: Option<CrawlDelay>,
+/// One rule inside [`AgentRules`]: offsets into its two text arenas.
+#[derive(Debug, Clone, Copy)]
+struct CompactRule {
+    line: u32,
+    kind: RuleKind,
+    shape: Shape,
+    /// Canonical body in `AgentRules::canonical`, without the anchor (which follows it there).
+    body: (u32, u32),
+    /// Pattern as written in `AgentRules::written`; `None` when it was already canonical, and
+    /// so is the canonical text itself (anchor included).
+    written: Option<(u32, u32)>,
+    /// Up to the first eight bytes of the literal head, to turn most non-matches away without
+    /// touching the arena.
+    head: Fingerprint,
+    /// [`byte_set`] of the body's literal bytes.
+    needs: u64,
 }
 
-impl AgentRules {
-    pub(crate) fn new(
-        group: GroupSelection,
-        mut rules: Vec<Rule>,
-        crawl_delay: Option<CrawlDelay>,
-    ) -> AgentRules {
-        rules.sort_by(|a, b| {
-            b.specificity()
-                .cmp(&a.specificity())
-                .then_with(|| (a.kind == RuleKind::Disallow).cmp(&(b.kind == RuleKind::Disallow)))
-                .then_with(|| a.line.cmp(&b.line))
-        });
-        AgentRules {
-            group,
-            rules,
-            crawl_delay,
+/// The first bytes of a text packed into a word, with a mask of how many count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Fingerprint {
+    bytes: u64,
+    mask: u64,
+}
+
+impl Fingerprint {
+    /// The first `min(len, 8)` bytes of `text`.
+    fn of(text: &[u8], len: usize) -> Fingerprint {
+        let len = len.min(8).min(text.len());
+        let mut word = [0u8; 8];
+        word[..len].copy_from_slice(&text[..len]);
+        let mask = if len == 8 {
+            u64::MAX
+        } else {
+            (1u64 << (8 * len)) - 1
+        };
+        Fingerprint {
+            bytes: u64::from_le_bytes(word),
+            mask,
         }
     }
 
+    /// Whether a text starting with `prefix` (its first eight bytes) can start with this head.
+    fn admits(&self, prefix: u64) -> bool {
+        prefix & self.mask == self.bytes
+    }
+}
+
+impl CompactRule {
+    /// Matching order: most specific first, then allow before disallow, then file order.
+    fn order_key(&self) -> u64 {
+        let specificity = u64::from(u32::MAX - self.shape.specificity);
+        let disallow = u64::from(self.kind == RuleKind::Disallow);
+        specificity << 32 | disallow << 31 | u64::from(self.line.min(u32::MAX >> 1))
+    }
+}
+
+/// Collects rules into the arenas of an [`AgentRules`].
+#[derive(Default)]
+pub(crate) struct AgentRulesBuilder {
+    canonical: Vec<u8>,
+    written: String,
+    rules: Vec<CompactRule>,
+}
+
+fn span(start: usize, end: usize) -> (u32, u32) {
+    // Bodies come from at most MAX_ROBOTS_TXT_BYTES of input (canonical form at most triples it).
+    (
+        u32::try_from(start).unwrap_or(u32::MAX),
+        u32::try_from(end).unwrap_or(u32::MAX),
+    )
+}
+
+impl AgentRulesBuilder {
+    /// A builder for about `rules` rules of `bytes` bytes in all.
+    pub(crate) fn with_capacity(rules: usize, bytes: usize) -> AgentRulesBuilder {
+        AgentRulesBuilder {
+            canonical: Vec::with_capacity(bytes + bytes / 8),
+            written: String::new(),
+            rules: Vec::with_capacity(rules),
+        }
+    }
+
+    /// Adds a rule whose value starts with `/` or `*`.
+    pub(crate) fn push(&mut self, line: usize, kind: RuleKind, value: &[u8]) {
+        let start = self.canonical.len();
+        let written = if canon::is_canonical(value) {
+            self.canonical.extend_from_slice(value);
+            None
+        } else {
+            canon::canonicalize_into(value, &mut self.canonical);
+            let written_start = self.written.len();
+            self.written.push_str(&String::from_utf8_lossy(value));
+            Some(span(written_start, self.written.len()))
+        };
+        self.push_compiled(line, kind, start, written);
+    }
+
+    /// Adds an already compiled rule.
+    pub(crate) fn push_rule(&mut self, rule: &Rule) {
+        let start = self.canonical.len();
+        self.canonical.extend_from_slice(&rule.body);
+        if rule.shape.anchored {
+            self.canonical.push(b'$');
+        }
+        let written = if rule.pattern.as_bytes() == &self.canonical[start..] {
+            None
+        } else {
+            let written_start = self.written.len();
+            self.written.push_str(&rule.pattern);
+            Some(span(written_start, self.written.len()))
+        };
+        self.push_compiled(line_u32(rule.line) as usize, rule.kind, start, written);
+    }
+
+    /// Records the canonical pattern that starts at `start` and runs to the arena's end.
+    fn push_compiled(
+        &mut self,
+        line: usize,
+        kind: RuleKind,
+        start: usize,
+        written: Option<(u32, u32)>,
+    ) {
+        let (shape, body_len) = Shape::of(&self.canonical[start..]);
+        let body = &self.canonical[start..start + body_len];
+        self.rules.push(CompactRule {
+            line: line_u32(line),
+            kind,
+            shape,
+            body: span(start, start + body_len),
+            written,
+            head: Fingerprint::of(body, shape.head_len(body)),
+            // Literal rules are settled by the head and one comparison; only wildcard rules
+            // need the byte filter.
+            needs: if shape.has_wildcard() {
+                byte_set(body)
+            } else {
+                0
+            },
+        });
+    }
+
+    /// Orders the rules for matching and indexes them.
+    pub(crate) fn finish(
+        self,
+        group: GroupSelection,
+        crawl_delay: Option<CrawlDelay>,
+    ) -> AgentRules {
+        // No sort: a check looks at every candidate anyway (most URLs match nothing, so an early
+        // exit rarely helps) and keeps the best by `order_key`, which saves parse time.
+        let index = (self.rules.len() > INDEX_THRESHOLD)
+            .then(|| Box::new(Index::build(&self.rules, &self.canonical)));
+        // Canonical text is ASCII, so this never falls back.
+        let canonical = String::from_utf8(self.canonical)
+            .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
+        AgentRules {
+            group,
+            canonical,
+            written: self.written,
+            rules: self.rules,
+            crawl_delay,
+            index,
+        }
+    }
+}
+
+fn line_u32(line: usize) -> u32 {
+    u32::try_from(line).unwrap_or(u32::MAX)
+}
+
+/// Groups with more rules than this get an [`Index`]; smaller ones are scanned.
+const INDEX_THRESHOLD: usize = 8;
+
+/// Rule positions grouped by one byte, in compressed rows.
+#[derive(Debug, Clone)]
+struct Buckets {
+    /// `items[starts[b]..starts[b + 1]]` holds the rules keyed by byte `b`.
+    starts: Box<[u32; 257]>,
+    items: Vec<u32>,
+}
+
+impl Buckets {
+    fn build(keyed: &[(u8, u32)]) -> Buckets {
+        let mut starts = Box::new([0u32; 257]);
+        for (key, _) in keyed {
+            starts[usize::from(*key) + 1] += 1;
+        }
+        for i in 1..257 {
+            starts[i] += starts[i - 1];
+        }
+        let mut next = *starts;
+        let mut items = vec![0u32; keyed.len()];
+        for (key, position) in keyed {
+            let slot = &mut next[usize::from(*key)];
+            items[*slot as usize] = *position;
+            *slot += 1;
+        }
+        Buckets { starts, items }
+    }
+
+    fn get(&self, key: u8) -> &[u32] {
+        let key = usize::from(key);
+        self.items
+            .get(self.starts[key] as usize..self.starts[key + 1] as usize)
+            .unwrap_or_default()
+    }
+}
+
+/// Rules sorted into the places a URL can find them without trying them all:
+/// - a rule whose literal head is `/` plus at least one byte can only match a path with the
+///   same second byte;
+/// - otherwise, an anchored rule can only match a path ending in its last byte;
+/// - the rest (`/`, `/*foo`, `*foo` ...) are always tried.
+#[derive(Debug, Clone)]
+struct Index {
+    by_second_byte: Buckets,
+    by_last_byte: Buckets,
+    general: Vec<u32>,
+}
+
+impl Index {
+    fn build(rules: &[CompactRule], canonical: &[u8]) -> Index {
+        let mut by_second = Vec::new();
+        let mut by_last = Vec::new();
+        let mut general = Vec::new();
+        for (position, rule) in rules.iter().enumerate() {
+            let position = u32::try_from(position).unwrap_or(u32::MAX);
+            let body = &canonical[rule.body.0 as usize..rule.body.1 as usize];
+            match body {
+                [b'/', second, ..] if rule.shape.head_len(body) >= 2 => {
+                    by_second.push((*second, position))
+                }
+                [.., last] if rule.shape.anchored && *last != b'*' => {
+                    by_last.push((*last, position))
+                }
+                _ => general.push(position),
+            }
+        }
+        Index {
+            by_second_byte: Buckets::build(&by_second),
+            by_last_byte: Buckets::build(&by_last),
+            general,
+        }
+    }
+}
+
+/// A 64-bit summary of which bytes occur in a text (byte value modulo 64): a rule needing a
+/// byte the path lacks cannot match, which turns most wildcard rules away cheaply.
+fn byte_set(text: &[u8]) -> u64 {
+    text.iter()
+        .filter(|&&b| b != b'*')
+        .fold(0, |set, &b| set | 1 << (b & 63))
+}
+
+/// The rules one crawler follows: the chosen group's rules, merged and ordered for matching.
+#[derive(Debug, Clone)]
+pub struct AgentRules {
+    group: GroupSelection,
+    /// Canonical rule patterns (with their anchors), back to back.
+    canonical: String,
+    /// Rule patterns as written, back to back.
+    written: String,
+    /// In file order; `CompactRule::order_key` ranks them.
+    rules: Vec<CompactRule>,
+    crawl_delay: Option<CrawlDelay>,
+    index: Option<Box<Index>>,
+}
+
+impl PartialEq for AgentRules {
+    /// Same group, same delay, and the same rules in matching order.
+    fn eq(&self, other: &AgentRules) -> bool {
+        self.group == other.group
+            && self.crawl_delay == other.crawl_delay
+            && self.rules() == other.rules()
+    }
+}
+
+impl AgentRules {
     /// Parses `robots_txt` for one crawler, keeping only the groups it can need.
     ///
     /// `tokens` are product tokens in order of preference (e.g. `["JittyBot-Image", "JittyBot"]`).
@@ -184,13 +455,79 @@ impl AgentRules {
     }
 
     /// The rules of the chosen group, most specific first.
-    pub fn rules(&self) -> &[Rule] {
-        &self.rules
+    pub fn rules(&self) -> Vec<RuleRef<'_>> {
+        let mut ordered: Vec<&CompactRule> = self.rules.iter().collect();
+        ordered.sort_by_key(|rule| rule.order_key());
+        ordered.into_iter().map(|rule| self.view(rule)).collect()
+    }
+
+    /// How many rules the chosen group has.
+    pub fn rule_count(&self) -> usize {
+        self.rules.len()
     }
 
     /// The chosen group's crawl-delay (the largest if several were given).
     pub fn crawl_delay(&self) -> Option<CrawlDelay> {
         self.crawl_delay
+    }
+
+    fn view(&self, rule: &CompactRule) -> RuleRef<'_> {
+        RuleRef {
+            line: rule.line as usize,
+            kind: rule.kind,
+            pattern: match rule.written {
+                Some((start, end)) => self.written.get(start as usize..end as usize),
+                None => {
+                    let end = rule.body.1 as usize + usize::from(rule.shape.anchored);
+                    self.canonical.get(rule.body.0 as usize..end)
+                }
+            }
+            .unwrap_or_default(),
+            body: self.body(rule),
+            shape: rule.shape,
+        }
+    }
+
+    fn body(&self, rule: &CompactRule) -> &[u8] {
+        &self.canonical.as_bytes()[rule.body.0 as usize..rule.body.1 as usize]
+    }
+
+    /// The best-ranked rule that matches `path`.
+    fn deciding_rule(&self, path: &[u8]) -> Option<&CompactRule> {
+        let mut best: Option<(u64, usize)> = None;
+        let prefix = Fingerprint::of(path, 8).bytes;
+        let has = byte_set(path);
+        let mut consider = |position: usize| {
+            let rule = &self.rules[position];
+            if !rule.head.admits(prefix) || rule.needs & !has != 0 {
+                return;
+            }
+            let key = rule.order_key();
+            if best.is_none_or(|(best_key, _)| key < best_key)
+                && pattern::matches(self.body(rule), rule.shape, path)
+            {
+                best = Some((key, position));
+            }
+        };
+        match &self.index {
+            None => (0..self.rules.len()).for_each(consider),
+            Some(index) => {
+                if let [b'/', second, ..] = path {
+                    for &position in index.by_second_byte.get(*second) {
+                        consider(position as usize);
+                    }
+                }
+                if let Some(last) = path.last() {
+                    for &position in index.by_last_byte.get(*last) {
+                        consider(position as usize);
+                    }
+                }
+                for &position in &index.general {
+                    consider(position as usize);
+                }
+            }
+        }
+        best.map(|(_, position)| &self.rules[position])
     }
 
     /// Decides whether `url` may be fetched. `url` is an absolute URL or a path starting with
@@ -210,7 +547,7 @@ impl AgentRules {
                     robots_txt_exemption: true,
                 };
             }
-            let rule = self.rules.iter().find(|rule| rule.compiled.matches(path));
+            let rule = self.deciding_rule(path).map(|rule| self.view(rule));
             Decision {
                 allowed: rule.is_none_or(|rule| rule.kind == RuleKind::Allow),
                 rule,
@@ -223,6 +560,37 @@ impl AgentRules {
     /// Shorthand for `self.check(url).allowed`.
     pub fn is_allowed(&self, url: &str) -> bool {
         self.check(url).allowed
+    }
+}
+
+/// A rule of an [`AgentRules`], borrowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RuleRef<'r> {
+    /// 1-based line number.
+    pub line: usize,
+    /// Allow or disallow.
+    pub kind: RuleKind,
+    /// The path pattern as written.
+    pub pattern: &'r str,
+    body: &'r [u8],
+    shape: Shape,
+}
+
+impl RuleRef<'_> {
+    /// The pattern in the canonical percent-encoded form it is matched in.
+    pub fn canonical_pattern(&self) -> String {
+        canonical_text(self.body, self.shape)
+    }
+
+    /// The rule's specificity: the length of its canonical pattern.
+    pub fn specificity(&self) -> usize {
+        self.shape.specificity as usize
+    }
+}
+
+impl fmt::Display for RuleRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}: {}", self.line, self.kind, self.pattern)
     }
 }
 
@@ -259,18 +627,17 @@ fn path_and_query(url: &[u8]) -> &[u8] {
     if url.first() == Some(&b'/') {
         return url;
     }
-    let Some(separator) = memchr::memmem::find(url, b"://") else {
-        return url;
-    };
-    let scheme = &url[..separator];
-    let is_scheme = scheme.first().is_some_and(u8::is_ascii_alphabetic)
-        && scheme
-            .iter()
-            .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'));
-    if !is_scheme {
+    // A scheme is a letter, then letters, digits, `+`, `-` or `.`, then `://`.
+    let scheme_len = url
+        .iter()
+        .position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')))
+        .unwrap_or(url.len());
+    let is_absolute = url.first().is_some_and(u8::is_ascii_alphabetic)
+        && url.get(scheme_len..scheme_len + 3) == Some(b"://");
+    if !is_absolute {
         return url;
     }
-    let after_scheme = &url[separator + 3..];
+    let after_scheme = &url[scheme_len + 3..];
     let authority_end = after_scheme
         .iter()
         .position(|&b| matches!(b, b'/' | b'?' | b'#'))
@@ -284,7 +651,7 @@ pub struct Decision<'r> {
     /// Whether the URL may be fetched.
     pub allowed: bool,
     /// The deciding rule, if any rule matched.
-    pub rule: Option<&'r Rule>,
+    pub rule: Option<RuleRef<'r>>,
     /// Which group was used.
     pub group: &'r GroupSelection,
     /// True when the URL is `/robots.txt` itself, which is always allowed.
@@ -299,7 +666,7 @@ impl Decision<'_> {
             rule: self.rule.map(|rule| DecidingRule {
                 line: rule.line,
                 kind: rule.kind,
-                pattern: rule.pattern.clone(),
+                pattern: rule.pattern.to_owned(),
             }),
             group: self.group.clone(),
             robots_txt_exemption: self.robots_txt_exemption,

@@ -258,7 +258,7 @@ proptest! {
             for probe in PROBES {
                 let (x, y) = (a.check(probe), b.check(probe));
                 prop_assert_eq!(x.allowed, y.allowed, "{}", probe);
-                prop_assert_eq!(x.rule.map(|r| &r.pattern), y.rule.map(|r| &r.pattern));
+                prop_assert_eq!(x.rule.map(|r| r.pattern), y.rule.map(|r| r.pattern));
             }
         }
     }
