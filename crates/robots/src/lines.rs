@@ -1,6 +1,6 @@
 //! Splitting a robots.txt body into lines and lines into directives.
 
-use memchr::{memchr, memchr2};
+use memchr::memchr2;
 
 /// The most bytes of a robots.txt file that are read (RFC 9309 §2.5's minimum, 500 KiB).
 pub const MAX_ROBOTS_TXT_BYTES: usize = 512_000;
@@ -134,40 +134,110 @@ pub(crate) fn trim(mut text: &[u8]) -> &[u8] {
 }
 
 /// Reads one line (without its terminator).
+#[cfg(test)]
 pub(crate) fn directive(line: &[u8]) -> Directive<'_> {
-    // Field names are short, so one scalar pass to the first `:` or `#` beats two searches.
-    let Some(stop) = line.iter().position(|&b| b == b':' || b == b'#') else {
-        return if trim(line).is_empty() {
-            Directive::Blank
-        } else {
-            Directive::MissingColon
-        };
-    };
-    if line[stop] == b'#' {
-        return if trim(&line[..stop]).is_empty() {
-            Directive::Blank
-        } else {
-            Directive::MissingColon
-        };
+    match Directives::new(line).next() {
+        Some((_, _, directive)) => directive,
+        None => Directive::Blank,
     }
-    let field = trim(&line[..stop]);
-    let rest = &line[stop + 1..];
-    let value = match memchr(b'#', rest) {
-        Some(hash) => trim(&rest[..hash]),
-        None => trim(rest),
-    };
-    if field.is_empty() && value.is_empty() {
-        // A lone colon: nothing to read.
-        return Directive::MissingColon;
+}
+
+/// Bytes that stop the scan of a field name.
+const FIELD_STOP: [bool; 256] = {
+    let mut table = [false; 256];
+    table[b':' as usize] = true;
+    table[b'#' as usize] = true;
+    table[b'\r' as usize] = true;
+    table[b'\n' as usize] = true;
+    table
+};
+
+/// Iterates over the lines of a body and what each says, numbered from 1.
+///
+/// One pass per line: a short scalar scan over the field name to the colon, then one search
+/// for the comment or line end; cheaper than splitting lines first and reading them after.
+pub(crate) struct Directives<'a> {
+    rest: &'a [u8],
+    number: usize,
+}
+
+impl<'a> Directives<'a> {
+    pub(crate) fn new(body: &'a [u8]) -> Self {
+        Directives {
+            rest: body,
+            number: 0,
+        }
     }
+}
+
+fn line_end(text: &[u8], from: usize) -> usize {
+    memchr2(b'\r', b'\n', &text[from..]).map_or(text.len(), |offset| from + offset)
+}
+
+fn classify<'a>(field: &'a [u8], value: &'a [u8]) -> Directive<'a> {
+    let field = trim(field);
+    let value = trim(value);
     let is = |name: &str| field.eq_ignore_ascii_case(name.as_bytes());
     match field.len() {
+        0 if value.is_empty() => Directive::MissingColon,
         5 if is("allow") => Directive::Allow(value),
         7 if is("sitemap") => Directive::Sitemap(value),
         8 if is("disallow") => Directive::Disallow(value),
         10 if is("user-agent") => Directive::UserAgent(value),
         11 if is("crawl-delay") => Directive::CrawlDelay(value),
         _ => Directive::Unknown { field, value },
+    }
+}
+
+fn no_colon(before_comment: &[u8]) -> Directive<'_> {
+    if trim(before_comment).is_empty() {
+        Directive::Blank
+    } else {
+        Directive::MissingColon
+    }
+}
+
+impl<'a> Iterator for Directives<'a> {
+    /// Line number, the line without its terminator, and what it says.
+    type Item = (usize, &'a [u8], Directive<'a>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let rest = self.rest;
+        if rest.is_empty() {
+            return None;
+        }
+        self.number += 1;
+        let stop = rest
+            .iter()
+            .position(|&b| FIELD_STOP[usize::from(b)])
+            .unwrap_or(rest.len());
+        let (end, directive) = match rest.get(stop) {
+            None | Some(b'\r' | b'\n') => (stop, no_colon(&rest[..stop])),
+            Some(b'#') => (line_end(rest, stop), no_colon(&rest[..stop])),
+            Some(_colon) => {
+                let value_start = stop + 1;
+                match memchr::memchr3(b'#', b'\r', b'\n', &rest[value_start..]) {
+                    None => (rest.len(), classify(&rest[..stop], &rest[value_start..])),
+                    Some(offset) => {
+                        let value_end = value_start + offset;
+                        let end = if rest[value_end] == b'#' {
+                            line_end(rest, value_end)
+                        } else {
+                            value_end
+                        };
+                        (end, classify(&rest[..stop], &rest[value_start..value_end]))
+                    }
+                }
+            }
+        };
+        let line = &rest[..end];
+        let skip = match (rest.get(end), rest.get(end + 1)) {
+            (Some(b'\r'), Some(b'\n')) => 2,
+            (Some(_), _) => 1,
+            (None, _) => 0,
+        };
+        self.rest = &rest[end + skip..];
+        Some((self.number, line, directive))
     }
 }
 

@@ -1,7 +1,7 @@
 //! The grouping state machine, shared by the full parse and the one-crawler parse.
 
 use crate::diagnostics::{Diagnostic, DiagnosticKind};
-use crate::lines::{self, Directive, Lines, Product};
+use crate::lines::{self, Directive, Directives, Lines, Product};
 use crate::rules::{AgentRules, AgentRulesBuilder, CrawlDelay, GroupSelection, Rule, RuleKind};
 use crate::{Group, RobotsTxt, Sitemap, UserAgent, UserAgentProduct};
 
@@ -24,8 +24,8 @@ trait Sink<'a> {
 fn walk<'a>(body: &'a [u8], sink: &mut impl Sink<'a>) {
     let mut in_group = false;
     let mut collecting_agents = false;
-    for (number, raw) in Lines::new(body) {
-        match lines::directive(raw) {
+    for (number, raw, directive) in Directives::new(body) {
+        match directive {
             Directive::UserAgent(value) => {
                 sink.user_agent(number, raw, value, !collecting_agents);
                 in_group = true;
