@@ -1,0 +1,37 @@
+//! A scripted web for network tests: real HTTP and HTTPS servers on 127.0.0.1 serving named
+//! virtual sites, each path with scripted replies, and a record of every request.
+//!
+//! No test in the project touches the internet: tests pin site names to this web's ports
+//! (`--resolve`-style) and opt into private addresses.
+//!
+//! ```no_run
+//! # async fn demo() {
+//! use std::time::Duration;
+//! use testweb::{Reply, TestWeb};
+//!
+//! let web = TestWeb::start().await;
+//! web.site("example.test").path("/robots.txt").script([
+//!     Reply::status(503),
+//!     Reply::status(503).header("Retry-After", "120"),
+//!     Reply::ok().body("User-agent: *\nDisallow: /private\n"),
+//! ]);
+//! web.site("slow.test").path("/").respond(Reply::ok().delay(Duration::from_secs(5)));
+//! let url = web.http_url("example.test", "/robots.txt");
+//! // ... fetch `url` with web.pins("example.test") as --resolve pins ...
+//! assert_eq!(web.requests_to("example.test", "/robots.txt").len(), 0);
+//! # }
+//! ```
+//!
+//! A path's script is played in order, one reply per request; the last reply repeats.
+//! Unknown sites and paths answer `404`.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod body;
+mod conn;
+mod reply;
+mod server;
+
+pub use reply::{Action, Reply};
+pub use server::{RecordedRequest, Route, Site, TestWeb, CERTIFICATE_NAMES};
