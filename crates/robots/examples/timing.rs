@@ -1,53 +1,90 @@
+//! Quick ratios while optimising (the benchmark is `cargo bench -p robots --bench engine`):
+//! `cargo run --release -p robots --example timing [parse|check] [CORPUS_DIR]`.
+use std::hint::black_box;
 use std::time::Instant;
+
 fn main() {
-    let dir = "/work/shared/corpus/robots";
-    let mut files = vec![];
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        files.push(std::fs::read(&p).unwrap());
-    }
-    let total: usize = files.iter().map(|f| f.len().min(512_000)).sum();
-    let mut lines = 0usize;
-    for f in &files {
-        lines += robots::RobotsTxt::parse(f).line_count();
-    }
-    let mut rules = 0usize;
-    for f in &files {
-        rules += robots::AgentRules::parse(f, &["JittyBot"]).rules().len();
-    }
-    println!("bytes read {total}, lines {lines}, jittybot rules {rules}");
     let mode = std::env::args().nth(1).unwrap_or_default();
-    for _ in 0..(if mode == "check" { 0 } else { 3 }) {
-        let t = Instant::now();
-        for _ in 0..10 {
-            for f in &files {
-                std::hint::black_box(robots::AgentRules::parse(f, &["JittyBot"]));
-            }
+    let dir = std::env::args().nth(2).unwrap_or_else(|| {
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/robots").into()
+    });
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(&dir).expect("corpus directory") {
+        let path = entry.expect("directory entry").path();
+        if path.extension().is_none_or(|e| e != "tsv" && e != "md") {
+            files.push(std::fs::read(&path).expect("readable file"));
         }
-        println!("parse {:?}/iter", t.elapsed() / 10);
     }
-    let parsed: Vec<_> = files
+    let texts: Vec<String> = files
         .iter()
-        .map(|f| robots::AgentRules::parse(f, &["JittyBot"]))
+        .map(|f| String::from_utf8_lossy(f).into_owned())
         .collect();
-    let urls = [
-        "https://example.com/",
-        "https://example.com/search?q=robots&page=2",
-        "https://example.com/wp-admin/x.php",
-        "https://example.com/a/b/c/d/report.pdf",
-    ];
-    for _ in 0..(if mode == "parse" { 0 } else { 3 }) {
-        let t = Instant::now();
-        for _ in 0..10 {
-            for r in &parsed {
+    let time = |label: &str, runs: u32, work: &dyn Fn()| {
+        let mut best = f64::MAX;
+        for _ in 0..runs {
+            let started = Instant::now();
+            work();
+            best = best.min(started.elapsed().as_secs_f64());
+        }
+        println!("{label:<28} {:>9.2} ms (best of {runs})", best * 1e3);
+        best
+    };
+    if mode != "check" {
+        let ours = time("parse jittybot", 15, &|| {
+            for f in &files {
+                black_box(robots::AgentRules::parse(f, &["JittyBot"]));
+            }
+        });
+        if mode == "parse-only" {
+            return;
+        }
+        let google = time("parse robotstxt (1 match)", 5, &|| {
+            for t in &texts {
+                let mut m = robotstxt::DefaultMatcher::default();
+                black_box(m.one_agent_allowed_by_robots(t, "JittyBot", "https://example.com/"));
+            }
+        });
+        let texting = time("parse texting_robots", 5, &|| {
+            for f in &files {
+                let _ = black_box(texting_robots::Robot::new("JittyBot", f));
+            }
+        });
+        println!(
+            "parse: {:.1}x robotstxt, {:.1}x texting_robots",
+            google / ours,
+            texting / ours
+        );
+    }
+    if mode != "parse" {
+        let urls = [
+            "https://example.com/",
+            "https://example.com/search?q=robots&page=2",
+            "https://example.com/wp-admin/x.php",
+            "https://example.com/a/b/c/d/report.pdf",
+        ];
+        let ours: Vec<_> = files
+            .iter()
+            .map(|f| robots::AgentRules::parse(f, &["JittyBot"]))
+            .collect();
+        let theirs: Vec<_> = files
+            .iter()
+            .filter_map(|f| texting_robots::Robot::new("JittyBot", f).ok())
+            .collect();
+        let per_url = |n: usize| 1e9 / (n * urls.len()) as f64;
+        let a = time("check jittybot", 15, &|| {
+            for r in &ours {
                 for u in urls {
-                    std::hint::black_box(r.check(u).allowed);
+                    black_box(r.check(u).allowed);
                 }
             }
-        }
-        println!(
-            "check {:?}/url",
-            t.elapsed() / (10 * parsed.len() as u32 * urls.len() as u32)
-        );
+        }) * per_url(ours.len());
+        let b = time("check texting_robots", 5, &|| {
+            for r in &theirs {
+                for u in urls {
+                    black_box(r.allowed(u));
+                }
+            }
+        }) * per_url(theirs.len());
+        println!("check: {a:.0} ns/url vs {b:.0} ns/url: {:.1}x", b / a);
     }
 }

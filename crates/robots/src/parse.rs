@@ -266,29 +266,19 @@ pub(crate) fn parse_full(input: &[u8]) -> RobotsTxt {
 // ---------------------------------------------------------------------------------------------
 // The one-crawler parse: only the groups naming one of the wanted tokens, or `*`.
 
-/// A rule line seen in a group that may be chosen, compiled only if it is.
-#[derive(Clone, Copy)]
-struct PendingRule {
-    line: usize,
-    kind: RuleKind,
-    /// The value's place in the parsed body.
-    start: usize,
-    end: usize,
-}
-
 /// Rules and delay gathered for one wanted token (or for `*`).
 #[derive(Default)]
 struct Bucket {
     named: bool,
-    rules: Vec<PendingRule>,
+    rules: AgentRulesBuilder,
     crawl_delay: Option<CrawlDelay>,
 }
 
 struct AgentSink<'t> {
-    /// The parsed body, to locate values in.
-    body: &'t [u8],
     tokens: Vec<&'t [u8]>,
-    /// One bucket per wanted token, then one for `*`.
+    /// One bucket per wanted token, then one for `*`. Rules are compiled as they come: the
+    /// bucket that wins is rarely known before the end, and compiling straight into it beats
+    /// keeping a list to compile later.
     buckets: Vec<Bucket>,
     /// Which buckets the current group feeds: bit `i` for `buckets[i]`.
     current: u64,
@@ -320,18 +310,10 @@ impl<'a> Sink<'a> for AgentSink<'a> {
         if self.current == 0 || usable_pattern(value).is_err() {
             return;
         }
-        // `value` is a slice of `body`, so its offset locates it for the later compile.
-        let start = value.as_ptr() as usize - self.body.as_ptr() as usize;
-        let pending = PendingRule {
-            line,
-            kind,
-            start,
-            end: start + value.len(),
-        };
         let mut groups = self.current;
         while groups != 0 {
             let index = groups.trailing_zeros() as usize;
-            self.buckets[index].rules.push(pending);
+            self.buckets[index].rules.push(line, kind, value);
             groups &= groups - 1;
         }
     }
@@ -375,32 +357,21 @@ fn named_group(caller: &str, product: &[u8]) -> GroupSelection {
 
 pub(crate) fn parse_for_agent(input: &[u8], tokens: &[&str]) -> AgentRules {
     let wanted = wanted_tokens(tokens);
-    let body = lines::prepare(input).body;
     let mut sink = AgentSink {
-        body,
         tokens: wanted.iter().map(|(_, product)| *product).collect(),
         buckets: (0..=wanted.len()).map(|_| Bucket::default()).collect(),
         current: 0,
     };
-    walk(body, &mut sink);
+    walk(lines::prepare(input).body, &mut sink);
     let Some(index) = sink.buckets.iter().position(|bucket| bucket.named) else {
         return AgentRulesBuilder::default().finish(GroupSelection::None, None);
     };
-    let bucket = &sink.buckets[index];
+    let bucket = std::mem::take(&mut sink.buckets[index]);
     let group = match wanted.get(index) {
         Some((token, product)) => named_group(token, product),
         None => GroupSelection::Global,
     };
-    let bytes = bucket.rules.iter().map(|p| p.end - p.start + 1).sum();
-    let mut builder = AgentRulesBuilder::with_capacity(bucket.rules.len(), bytes);
-    for pending in &bucket.rules {
-        builder.push(
-            pending.line,
-            pending.kind,
-            &body[pending.start..pending.end],
-        );
-    }
-    builder.finish(group, bucket.crawl_delay)
+    bucket.rules.finish(group, bucket.crawl_delay)
 }
 
 pub(crate) fn rules_for(robots: &RobotsTxt, tokens: &[&str]) -> AgentRules {

@@ -1,6 +1,7 @@
 //! Rules, the group chosen for a crawler, and decisions with their reasons.
 
 use std::fmt;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use crate::canon;
@@ -236,15 +237,6 @@ fn span(start: usize, end: usize) -> (u32, u32) {
 }
 
 impl AgentRulesBuilder {
-    /// A builder for about `rules` rules of `bytes` bytes in all.
-    pub(crate) fn with_capacity(rules: usize, bytes: usize) -> AgentRulesBuilder {
-        AgentRulesBuilder {
-            canonical: Vec::with_capacity(bytes + bytes / 8),
-            written: String::new(),
-            rules: Vec::with_capacity(rules),
-        }
-    }
-
     /// Adds a rule whose value starts with `/` or `*`.
     pub(crate) fn push(&mut self, line: usize, kind: RuleKind, value: &[u8]) {
         let start = self.canonical.len();
@@ -304,7 +296,7 @@ impl AgentRulesBuilder {
         });
     }
 
-    /// Orders the rules for matching and indexes them.
+    /// Seals the rules; the index is built on first use.
     pub(crate) fn finish(
         self,
         group: GroupSelection,
@@ -312,8 +304,6 @@ impl AgentRulesBuilder {
     ) -> AgentRules {
         // No sort: a check looks at every candidate anyway (most URLs match nothing, so an early
         // exit rarely helps) and keeps the best by `order_key`, which saves parse time.
-        let index = (self.rules.len() > INDEX_THRESHOLD)
-            .then(|| Box::new(Index::build(&self.rules, &self.canonical)));
         // Canonical text is ASCII, so this never falls back.
         let canonical = String::from_utf8(self.canonical)
             .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
@@ -323,7 +313,7 @@ impl AgentRulesBuilder {
             written: self.written,
             rules: self.rules,
             crawl_delay,
-            index,
+            index: OnceLock::new(),
         }
     }
 }
@@ -427,7 +417,8 @@ pub struct AgentRules {
     /// In file order; `CompactRule::order_key` ranks them.
     rules: Vec<CompactRule>,
     crawl_delay: Option<CrawlDelay>,
-    index: Option<Box<Index>>,
+    /// Built on the first check of a large group, so parsing alone never pays for it.
+    index: OnceLock<Option<Box<Index>>>,
 }
 
 impl PartialEq for AgentRules {
@@ -509,7 +500,11 @@ impl AgentRules {
                 best = Some((key, position));
             }
         };
-        match &self.index {
+        let index = self.index.get_or_init(|| {
+            (self.rules.len() > INDEX_THRESHOLD)
+                .then(|| Box::new(Index::build(&self.rules, self.canonical.as_bytes())))
+        });
+        match index {
             None => (0..self.rules.len()).for_each(consider),
             Some(index) => {
                 if let [b'/', second, ..] = path {
