@@ -240,16 +240,18 @@ impl AgentRulesBuilder {
     /// Adds a rule whose value starts with `/` or `*`.
     pub(crate) fn push(&mut self, line: usize, kind: RuleKind, value: &[u8]) {
         let start = self.canonical.len();
-        let written = if canon::is_canonical(value) {
+        let scan = canon::scan(value);
+        if scan.canonical {
             self.canonical.extend_from_slice(value);
-            None
+            let (shape, body_len) = Shape::with_stars(value, scan.stars);
+            self.push_shaped(line, kind, start, None, shape, body_len);
         } else {
             canon::canonicalize_into(value, &mut self.canonical);
             let written_start = self.written.len();
             self.written.push_str(&String::from_utf8_lossy(value));
-            Some(span(written_start, self.written.len()))
-        };
-        self.push_compiled(line, kind, start, written);
+            let written = Some(span(written_start, self.written.len()));
+            self.push_compiled(line, kind, start, written);
+        }
     }
 
     /// Adds an already compiled rule.
@@ -278,6 +280,19 @@ impl AgentRulesBuilder {
         written: Option<(u32, u32)>,
     ) {
         let (shape, body_len) = Shape::of(&self.canonical[start..]);
+        self.push_shaped(line, kind, start, written, shape, body_len);
+    }
+
+    /// Records a canonical pattern at `start` whose shape is known.
+    fn push_shaped(
+        &mut self,
+        line: usize,
+        kind: RuleKind,
+        start: usize,
+        written: Option<(u32, u32)>,
+        shape: Shape,
+        body_len: usize,
+    ) {
         let body = &self.canonical[start..start + body_len];
         self.rules.push(CompactRule {
             line: line_u32(line),
