@@ -53,6 +53,13 @@ const ATTENTION: [bool; 256] = {
     table
 };
 
+/// [`ATTENTION`] plus `*`: where [`scan`] stops.
+const SCAN_STOP: [bool; 256] = {
+    let mut table = ATTENTION;
+    table[b'*' as usize] = true;
+    table
+};
+
 /// True when `input` is already canonical, so callers can skip the copy. Canonical text is
 /// always ASCII.
 pub(crate) fn is_canonical(input: &[u8]) -> bool {
@@ -75,10 +82,7 @@ pub(crate) fn scan(input: &[u8]) -> Scan {
     };
     let mut stars: Option<(usize, usize)> = None;
     let mut i = 0;
-    while let Some(offset) = input[i..]
-        .iter()
-        .position(|&b| ATTENTION[usize::from(b)] || b == b'*')
-    {
+    while let Some(offset) = input[i..].iter().position(|&b| SCAN_STOP[usize::from(b)]) {
         i += offset;
         match input[i] {
             b'*' => {

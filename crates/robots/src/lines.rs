@@ -152,6 +152,15 @@ const FIELD_STOP: [bool; 256] = {
     table
 };
 
+/// Bytes that end a value: a comment or the end of the line.
+const VALUE_STOP: [bool; 256] = {
+    let mut table = [false; 256];
+    table[b'#' as usize] = true;
+    table[b'\r' as usize] = true;
+    table[b'\n' as usize] = true;
+    table
+};
+
 /// Iterates over the lines of a body and what each says, numbered from 1.
 ///
 /// One pass per line: a short scalar scan over the field name to the colon, then one search
@@ -216,7 +225,11 @@ impl<'a> Iterator for Directives<'a> {
             Some(b'#') => (line_end(rest, stop), no_colon(&rest[..stop])),
             Some(_colon) => {
                 let value_start = stop + 1;
-                match memchr::memchr3(b'#', b'\r', b'\n', &rest[value_start..]) {
+                // Values are short: a table scan beats setting up a vector search.
+                let value_stop = rest[value_start..]
+                    .iter()
+                    .position(|&b| VALUE_STOP[usize::from(b)]);
+                match value_stop {
                     None => (rest.len(), classify(&rest[..stop], &rest[value_start..])),
                     Some(offset) => {
                         let value_end = value_start + offset;

@@ -248,7 +248,10 @@ impl AgentRulesBuilder {
         } else {
             canon::canonicalize_into(value, &mut self.canonical);
             let written_start = self.written.len();
-            self.written.push_str(&String::from_utf8_lossy(value));
+            match std::str::from_utf8(value) {
+                Ok(text) => self.written.push_str(text),
+                Err(_) => self.written.push_str(&String::from_utf8_lossy(value)),
+            }
             let written = Some(span(written_start, self.written.len()));
             self.push_compiled(line, kind, start, written);
         }
