@@ -18,6 +18,10 @@ struct Cli {
 enum Command {
     /// Check URLs against a local robots.txt file, explaining each decision.
     Check(cmd::check::Args),
+    /// Fetch the robots.txt that governs a URL and decide the URL by it.
+    Robots(cmd::robots::Args),
+    /// Analyse a site as RobotsTxtParser: fetch, audit and score its robots.txt.
+    Analyze(cmd::analyze::Args),
 }
 
 fn main() -> ExitCode {
@@ -35,6 +39,8 @@ fn main() -> ExitCode {
     };
     let outcome = match cli.command {
         Command::Check(args) => cmd::check::run(args),
+        Command::Robots(args) => cmd::robots::run(args),
+        Command::Analyze(args) => cmd::analyze::run(args),
     };
     match outcome {
         Ok(code) => code,

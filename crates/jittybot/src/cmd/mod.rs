@@ -2,7 +2,9 @@
 
 use std::process::ExitCode;
 
+pub mod analyze;
 pub mod check;
+pub mod robots;
 
 /// Exit status when at least one URL asked about is disallowed.
 pub fn exit_disallowed() -> ExitCode {

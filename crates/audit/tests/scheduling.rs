@@ -1,0 +1,622 @@
+//! The fetch rules of one analysis, on tokio's paused clock with a scripted transport:
+//! which requests are made, in which order, when, and which are skipped.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use audit::analysis::{
+    Purpose, RobotsStatus, SkipReason, CRAWL_DELAY_BUDGET, MAX_SITEMAPS_CHECKED,
+    SITEMAP_READ_BYTES, SITEMAP_TIME_BUDGET,
+};
+use audit::net::{GetRequest, HttpResponse, Transport, TransportError};
+use audit::{analyze, Analysis, CheckId, Grade};
+use tokio::time::Instant;
+
+#[derive(Clone)]
+struct Scripted {
+    response: Result<HttpResponse, TransportError>,
+    delay: Duration,
+}
+
+/// A transport answering from a table, recording (url, when, cap) of every request.
+struct Fake {
+    started: Instant,
+    routes: HashMap<String, Scripted>,
+    log: Mutex<Vec<(String, Duration, usize)>>,
+}
+
+impl Fake {
+    fn new() -> Fake {
+        Fake {
+            started: Instant::now(),
+            routes: HashMap::new(),
+            log: Mutex::new(Vec::new()),
+        }
+    }
+
+    fn route(
+        mut self,
+        url: &str,
+        status: u16,
+        headers: &[(&str, &str)],
+        body: impl AsRef<[u8]>,
+    ) -> Fake {
+        self.routes.insert(
+            url.to_owned(),
+            Scripted {
+                response: Ok(HttpResponse {
+                    status,
+                    headers: headers
+                        .iter()
+                        .map(|(n, v)| (n.to_ascii_lowercase(), (*v).to_owned()))
+                        .collect(),
+                    body: body.as_ref().to_vec(),
+                    truncated: false,
+                }),
+                delay: Duration::ZERO,
+            },
+        );
+        self
+    }
+
+    fn robots(self, url: &str, body: &str) -> Fake {
+        self.route(url, 200, &[("Content-Type", "text/plain")], body)
+    }
+
+    fn slow(mut self, url: &str, delay: Duration) -> Fake {
+        if let Some(route) = self.routes.get_mut(url) {
+            route.delay = delay;
+        }
+        self
+    }
+
+    fn fail(mut self, url: &str, kind: audit::net::FailureKind) -> Fake {
+        self.routes.insert(
+            url.to_owned(),
+            Scripted {
+                response: Err(TransportError {
+                    kind,
+                    message: "scripted failure".into(),
+                }),
+                delay: Duration::ZERO,
+            },
+        );
+        self
+    }
+
+    fn requested(&self) -> Vec<String> {
+        self.log
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(url, _, _)| url.clone())
+            .collect()
+    }
+
+    fn when(&self, url: &str) -> Option<Duration> {
+        self.log
+            .lock()
+            .unwrap()
+            .iter()
+            .find(|(u, _, _)| u == url)
+            .map(|(_, at, _)| *at)
+    }
+}
+
+impl Transport for Fake {
+    fn get(
+        &self,
+        request: GetRequest,
+    ) -> impl std::future::Future<Output = Result<HttpResponse, TransportError>> + Send {
+        let url = request.url.to_string();
+        self.log.lock().unwrap().push((
+            url.clone(),
+            self.started.elapsed(),
+            request.max_body_bytes,
+        ));
+        let scripted = self.routes.get(&url).cloned();
+        async move {
+            let Some(scripted) = scripted else {
+                return Ok(HttpResponse {
+                    status: 404,
+                    ..HttpResponse::default()
+                });
+            };
+            tokio::time::sleep(scripted.delay).await;
+            let mut response = scripted.response?;
+            if response.body.len() > request.max_body_bytes {
+                response.body.truncate(request.max_body_bytes);
+                response.truncated = true;
+            }
+            Ok(response)
+        }
+    }
+}
+
+const HTML: &[(&str, &str)] = &[("Content-Type", "text/html")];
+const XML: &[(&str, &str)] = &[("Content-Type", "application/xml")];
+const URLSET: &str = "<?xml version=\"1.0\"?><urlset></urlset>";
+
+fn ids(analysis: &Analysis) -> Vec<&str> {
+    analysis.findings.iter().map(|f| f.id.as_str()).collect()
+}
+
+fn has(analysis: &Analysis, id: CheckId) -> bool {
+    analysis.findings.iter().any(|f| f.id == id)
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_sensible_site_scores_100() {
+    let fake = Fake::new()
+        .robots(
+            "https://example.test/robots.txt",
+            "User-agent: *\nDisallow: /admin/\n\nSitemap: https://example.test/sitemap.xml\n",
+        )
+        .route(
+            "https://example.test/",
+            200,
+            HTML,
+            "<html><head><title>x</title></head>",
+        )
+        .route("https://example.test/sitemap.xml", 200, XML, URLSET);
+    let analysis = analyze(&fake, "https://example.test/").await.unwrap();
+    assert_eq!(analysis.score, 100, "{:?}", ids(&analysis));
+    assert_eq!(analysis.grade, Grade::A);
+    assert_eq!(
+        fake.requested(),
+        [
+            "https://example.test/robots.txt",
+            "https://example.test/",
+            "https://example.test/sitemap.xml"
+        ]
+    );
+    assert_eq!(analysis.robots.outcome, RobotsStatus::Rules);
+    assert_eq!(analysis.page.status, Some(200));
+    assert_eq!(analysis.sitemaps[0].looks_like_sitemap, Some(true));
+    let json = serde_json::to_value(&analysis).unwrap();
+    for field in [
+        "score", "grade", "findings", "robots", "page", "sitemaps", "crawlers",
+    ] {
+        assert!(json.get(field).is_some(), "{field}");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn server_error_stops_page_and_sitemaps() {
+    for status in [500, 503, 429] {
+        let fake = Fake::new()
+            .route("https://example.test/robots.txt", status, &[], "")
+            .route("https://example.test/", 200, HTML, "<head></head>");
+        let analysis = analyze(&fake, "https://example.test/").await.unwrap();
+        assert_eq!(fake.requested(), ["https://example.test/robots.txt"]);
+        assert!(!analysis.page.requested);
+        assert!(matches!(
+            analysis.page.skipped,
+            Some(SkipReason::RobotsUnreachable { .. })
+        ));
+        let expected = if status == 429 {
+            CheckId::FetchRateLimited
+        } else {
+            CheckId::FetchServerError
+        };
+        assert!(has(&analysis, expected), "{:?}", ids(&analysis));
+        assert!(analysis.score <= audit::score::CRITICAL_CAP);
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn network_failure_is_unreachable() {
+    let fake = Fake::new().fail(
+        "https://example.test/robots.txt",
+        audit::net::FailureKind::Dns,
+    );
+    let analysis = analyze(&fake, "https://example.test/").await.unwrap();
+    assert!(has(&analysis, CheckId::FetchUnreachable));
+    assert_eq!(analysis.robots.outcome, RobotsStatus::Unreachable);
+    assert_eq!(fake.requested().len(), 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn not_found_means_no_rules_and_the_page_is_read() {
+    let fake = Fake::new().route(
+        "https://example.test/p",
+        200,
+        &[("Content-Type", "text/html"), ("X-Robots-Tag", "noindex")],
+        "<head></head>",
+    );
+    let analysis = analyze(&fake, "https://example.test/p").await.unwrap();
+    assert_eq!(analysis.robots.outcome, RobotsStatus::NoFile);
+    assert!(has(&analysis, CheckId::FetchNotFound));
+    assert!(has(&analysis, CheckId::PageNoindex));
+    assert_eq!(fake.requested().len(), 2);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_disallowed_page_is_not_requested() {
+    let fake = Fake::new()
+        .robots(
+            "https://example.test/robots.txt",
+            "User-agent: RobotsTxtParser\nDisallow: /\n\nUser-agent: *\nDisallow: /private\n",
+        )
+        .route("https://example.test/private/x", 200, HTML, "<head></head>");
+    let analysis = analyze(&fake, "https://example.test/private/x")
+        .await
+        .unwrap();
+    assert_eq!(fake.requested(), ["https://example.test/robots.txt"]);
+    assert!(!analysis.page.requested);
+    assert_eq!(
+        analysis.page.skipped,
+        Some(SkipReason::Disallowed {
+            robots_url: "https://example.test/robots.txt".into(),
+            line: 2,
+            rule: "Disallow: /".into()
+        })
+    );
+    let finding = analysis
+        .findings
+        .iter()
+        .find(|f| f.id == CheckId::LogicPageDisallowed)
+        .expect("page-disallowed finding");
+    assert_eq!(finding.evidence.line, Some(5));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_redirect_into_a_disallowed_path_is_not_followed() {
+    let fake = Fake::new()
+        .robots(
+            "https://example.test/robots.txt",
+            "User-agent: *\nDisallow: /secret\n",
+        )
+        .route(
+            "https://example.test/",
+            302,
+            &[("Location", "/secret/home")],
+            "",
+        );
+    let analysis = analyze(&fake, "https://example.test/").await.unwrap();
+    assert_eq!(
+        fake.requested(),
+        ["https://example.test/robots.txt", "https://example.test/"]
+    );
+    assert_eq!(analysis.page.redirects.len(), 1);
+    assert!(matches!(
+        analysis.page.skipped,
+        Some(SkipReason::Disallowed { .. })
+    ));
+    assert!(has(&analysis, CheckId::PageNotChecked));
+}
+
+#[tokio::test(start_paused = true)]
+async fn at_most_ten_sitemaps_read_two_kilobytes_each() {
+    let mut robots = String::from("User-agent: *\nDisallow:\n");
+    let mut fake = Fake::new().route("https://example.test/", 200, HTML, "<head></head>");
+    for i in 0..12 {
+        robots.push_str(&format!("Sitemap: https://example.test/s{i}.xml\n"));
+        fake = fake.route(
+            &format!("https://example.test/s{i}.xml"),
+            200,
+            XML,
+            "x".repeat(10_000),
+        );
+    }
+    let fake = fake.robots("https://example.test/robots.txt", &robots);
+    let analysis = analyze(&fake, "https://example.test/").await.unwrap();
+    let sitemap_requests: Vec<_> = fake
+        .log
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(url, _, _)| url.contains("/s"))
+        .map(|(_, _, cap)| *cap)
+        .collect();
+    assert_eq!(sitemap_requests.len(), MAX_SITEMAPS_CHECKED);
+    assert!(sitemap_requests
+        .iter()
+        .all(|cap| *cap == SITEMAP_READ_BYTES));
+    assert_eq!(analysis.sitemaps.len(), 12);
+    assert_eq!(
+        analysis.sitemaps[10].skipped,
+        Some(SkipReason::TooManySitemaps)
+    );
+    assert_eq!(
+        analysis.sitemaps[11].skipped,
+        Some(SkipReason::TooManySitemaps)
+    );
+    assert_eq!(analysis.sitemaps[0].looks_like_sitemap, Some(false));
+    assert!(has(&analysis, CheckId::SitemapNotASitemap));
+    assert!(has(&analysis, CheckId::SitemapNotChecked));
+}
+
+#[tokio::test(start_paused = true)]
+async fn no_sitemap_starts_after_twenty_seconds() {
+    let mut robots = String::from("User-agent: *\nDisallow:\n");
+    let mut fake = Fake::new().route("https://example.test/", 200, HTML, "<head></head>");
+    for i in 0..5 {
+        let url = format!("https://example.test/s{i}.xml");
+        robots.push_str(&format!("Sitemap: {url}\n"));
+        fake = fake
+            .route(&url, 200, XML, URLSET)
+            .slow(&url, Duration::from_secs(7));
+    }
+    let fake = fake.robots("https://example.test/robots.txt", &robots);
+    let analysis = analyze(&fake, "https://example.test/").await.unwrap();
+    // Starts at 0, 7 and 14 s into the sitemap phase; the one at 21 s is skipped.
+    let first = fake.when("https://example.test/s0.xml").unwrap();
+    assert_eq!(
+        fake.when("https://example.test/s2.xml").unwrap() - first,
+        Duration::from_secs(14)
+    );
+    assert!(fake.when("https://example.test/s3.xml").is_none());
+    assert_eq!(analysis.sitemaps[3].skipped, Some(SkipReason::TimeBudget));
+    assert_eq!(analysis.sitemaps[4].skipped, Some(SkipReason::TimeBudget));
+    assert!(SITEMAP_TIME_BUDGET < Duration::from_secs(21));
+    let skipped: Vec<_> = analysis
+        .requests
+        .iter()
+        .filter(|r| r.skipped == Some(SkipReason::TimeBudget))
+        .collect();
+    assert_eq!(skipped.len(), 2);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_sitemap_on_another_host_reads_that_hosts_robots_first() {
+    let fake = Fake::new()
+        .robots(
+            "https://example.test/robots.txt",
+            "User-agent: *\nDisallow:\nSitemap: https://www.example.test/a.xml\nSitemap: https://www.example.test/private/b.xml\n",
+        )
+        .robots("https://www.example.test/robots.txt", "User-agent: *\nDisallow: /private/\n")
+        .route("https://example.test/", 200, HTML, "<head></head>")
+        .route("https://www.example.test/a.xml", 200, XML, URLSET)
+        .route("https://www.example.test/private/b.xml", 200, XML, URLSET);
+    let analysis = analyze(&fake, "https://example.test/").await.unwrap();
+    assert_eq!(
+        fake.requested(),
+        [
+            "https://example.test/robots.txt",
+            "https://example.test/",
+            "https://www.example.test/robots.txt",
+            "https://www.example.test/a.xml",
+        ]
+    );
+    assert!(analysis
+        .requests
+        .iter()
+        .any(|r| r.purpose == Purpose::HostRobots));
+    assert!(matches!(
+        analysis.sitemaps[1].skipped,
+        Some(SkipReason::Disallowed { line: 2, .. })
+    ));
+    assert!(has(&analysis, CheckId::SitemapOtherHost));
+}
+
+#[tokio::test(start_paused = true)]
+async fn crawl_delay_spaces_requests_within_ten_seconds() {
+    let fake = Fake::new()
+        .robots(
+            "https://example.test/robots.txt",
+            "User-agent: RobotsTxtParser\nCrawl-delay: 4\nDisallow: /x\n\nSitemap: https://example.test/a.xml\nSitemap: https://example.test/b.xml\n",
+        )
+        .route("https://example.test/", 200, HTML, "<head></head>")
+        .route("https://example.test/a.xml", 200, XML, URLSET)
+        .route("https://example.test/b.xml", 200, XML, URLSET);
+    let analysis = analyze(&fake, "https://example.test/").await.unwrap();
+    assert_eq!(
+        fake.when("https://example.test/").unwrap(),
+        Duration::from_secs(4)
+    );
+    assert_eq!(
+        fake.when("https://example.test/a.xml").unwrap(),
+        Duration::from_secs(8)
+    );
+    // A third wait of 4 s would make 12 s in all: skipped and reported.
+    assert!(fake.when("https://example.test/b.xml").is_none());
+    assert_eq!(
+        analysis.sitemaps[1].skipped,
+        Some(SkipReason::CrawlDelayBudget { wait_ms: 4_000 })
+    );
+    let waited: u64 = analysis.requests.iter().map(|r| r.waited_ms).sum();
+    assert_eq!(waited, 8_000);
+    assert!(u128::from(waited) <= CRAWL_DELAY_BUDGET.as_millis());
+    assert_eq!(analysis.robots.crawl_delay, Some(4.0));
+    assert!(has(&analysis, CheckId::SitemapNotChecked));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_crawl_delay_over_the_budget_skips_the_page() {
+    let fake = Fake::new()
+        .robots(
+            "https://example.test/robots.txt",
+            "User-agent: *\nCrawl-delay: 30\nDisallow: /x\n",
+        )
+        .route("https://example.test/", 200, HTML, "<head></head>");
+    let analysis = analyze(&fake, "https://example.test/").await.unwrap();
+    assert_eq!(fake.requested(), ["https://example.test/robots.txt"]);
+    assert!(matches!(
+        analysis.page.skipped,
+        Some(SkipReason::CrawlDelayBudget { .. })
+    ));
+    assert!(has(&analysis, CheckId::PageNotChecked));
+}
+
+#[tokio::test(start_paused = true)]
+async fn page_directives_are_collected_from_headers_and_meta() {
+    let head = r#"<html><head>
+        <meta name="robots" content="index, noindex">
+        <meta name="googlebot" content="max-snippet:lots">
+        <meta name="description" content="no page content is kept">
+        </head><body>secret</body></html>"#;
+    let fake = Fake::new()
+        .robots(
+            "https://example.test/robots.txt",
+            "User-agent: *\nDisallow:\n",
+        )
+        .route(
+            "https://example.test/",
+            200,
+            &[
+                ("Content-Type", "text/html"),
+                ("X-Robots-Tag", "googlebot: noarchive"),
+                ("X-Robots-Tag", "bingbot: noindex"),
+            ],
+            head,
+        );
+    let analysis = analyze(&fake, "https://example.test/").await.unwrap();
+    assert_eq!(analysis.page.x_robots_tag.len(), 2);
+    assert_eq!(analysis.page.meta.len(), 2, "{:?}", analysis.page.meta);
+    for id in [
+        CheckId::PageNoindex,
+        CheckId::PageConflict,
+        CheckId::PageInvalidDirective,
+        CheckId::PageNoindexForBot,
+    ] {
+        assert!(has(&analysis, id), "{id}: {:?}", ids(&analysis));
+    }
+    let json = serde_json::to_string(&analysis).unwrap();
+    assert!(!json.contains("secret"));
+    assert!(!json.contains("no page content is kept"));
+}
+
+#[tokio::test(start_paused = true)]
+async fn disallowed_and_noindex_is_flagged() {
+    let fake = Fake::new()
+        .robots(
+            "https://example.test/robots.txt",
+            "User-agent: Googlebot\nDisallow: /p\n\nUser-agent: *\nDisallow:\n",
+        )
+        .route(
+            "https://example.test/p",
+            200,
+            HTML,
+            "<head><meta name=robots content=noindex></head>",
+        );
+    let analysis = analyze(&fake, "https://example.test/p").await.unwrap();
+    let finding = analysis
+        .findings
+        .iter()
+        .find(|f| f.id == CheckId::LogicNoindexUnseen)
+        .expect("noindex-unseen");
+    assert_eq!(finding.evidence.line, Some(2));
+}
+
+#[tokio::test(start_paused = true)]
+async fn robots_fetch_problems() {
+    // HTML served as robots.txt.
+    let fake = Fake::new().route(
+        "https://a.test/robots.txt",
+        200,
+        HTML,
+        "<!DOCTYPE html><html><body>Shop</body></html>",
+    );
+    let analysis = analyze(&fake, "https://a.test/").await.unwrap();
+    assert!(has(&analysis, CheckId::FetchHtml), "{:?}", ids(&analysis));
+    assert!(!has(&analysis, CheckId::SyntaxMissingColon));
+
+    // A challenge.
+    let fake = Fake::new().route(
+        "https://a.test/robots.txt",
+        403,
+        &[("Content-Type", "text/html"), ("cf-mitigated", "challenge")],
+        "<html><title>Just a moment...</title></html>",
+    );
+    let analysis = analyze(&fake, "https://a.test/").await.unwrap();
+    assert!(has(&analysis, CheckId::FetchChallenge));
+
+    // 403 without challenge.
+    let fake = Fake::new().route("https://a.test/robots.txt", 403, &[], "");
+    assert!(has(
+        &analyze(&fake, "https://a.test/").await.unwrap(),
+        CheckId::FetchForbidden
+    ));
+
+    // Wrong content type, empty file.
+    let fake = Fake::new().route(
+        "https://a.test/robots.txt",
+        200,
+        &[("Content-Type", "application/octet-stream")],
+        "",
+    );
+    let analysis = analyze(&fake, "https://a.test/").await.unwrap();
+    assert!(has(&analysis, CheckId::FetchContentType));
+    assert!(has(&analysis, CheckId::FetchEmpty));
+
+    // Too many redirects.
+    let mut fake = Fake::new();
+    for i in 0..7 {
+        let from = if i == 0 {
+            "https://a.test/robots.txt".to_owned()
+        } else {
+            format!("https://a.test/r{i}")
+        };
+        let to = format!("/r{}", i + 1);
+        fake = fake.route(&from, 301, &[("Location", &to)], "");
+    }
+    let analysis = analyze(&fake, "https://a.test/").await.unwrap();
+    assert!(has(&analysis, CheckId::FetchTooManyRedirects));
+    assert_eq!(analysis.robots.outcome, RobotsStatus::Unreachable);
+    assert_eq!(
+        fake.requested().len(),
+        6,
+        "5 redirects followed, the 6th hop refused"
+    );
+
+    // A redirect to another host.
+    let fake = Fake::new()
+        .route(
+            "https://a.test/robots.txt",
+            301,
+            &[("Location", "https://cdn.test/robots.txt")],
+            "",
+        )
+        .robots("https://cdn.test/robots.txt", "User-agent: *\nDisallow:\n");
+    let analysis = analyze(&fake, "https://a.test/").await.unwrap();
+    assert!(has(&analysis, CheckId::FetchRedirectOtherHost));
+    assert!(has(&analysis, CheckId::FetchRedirected));
+    assert_eq!(analysis.robots.redirects.len(), 1);
+    assert_eq!(
+        analysis.robots.final_url.as_deref(),
+        Some("https://cdn.test/robots.txt")
+    );
+
+    // Truncated at 500 KiB.
+    let mut fake = Fake::new();
+    let big = format!(
+        "User-agent: *\n{}",
+        "Disallow: /aaaaaaaaaaaaaaaaaaaa\n".repeat(20_000)
+    );
+    fake = fake.robots("https://a.test/robots.txt", &big);
+    let analysis = analyze(&fake, "https://a.test/").await.unwrap();
+    assert!(analysis.robots.truncated);
+    assert_eq!(analysis.robots.size, audit::analysis::ROBOTS_MAX_BYTES);
+    assert!(has(&analysis, CheckId::FetchTooLarge));
+}
+
+#[tokio::test(start_paused = true)]
+async fn unreachable_and_non_sitemaps_are_errors() {
+    let fake = Fake::new()
+        .robots(
+            "https://example.test/robots.txt",
+            "User-agent: *\nDisallow:\nSitemap: https://example.test/gone.xml\nSitemap: https://example.test/page.xml\nSitemap: https://example.test/s.xml.gz\n",
+        )
+        .route("https://example.test/page.xml", 200, HTML, "<!doctype html><html>")
+        .route("https://example.test/s.xml.gz", 200, &[("Content-Type", "application/gzip")], [0x1f_u8, 0x8b, 0x08]);
+    let analysis = analyze(&fake, "https://example.test/").await.unwrap();
+    assert!(has(&analysis, CheckId::SitemapUnreachable));
+    assert!(has(&analysis, CheckId::SitemapNotASitemap));
+    assert_eq!(analysis.sitemaps[0].status, Some(404));
+    assert!(!analysis.sitemaps[0].answered);
+    assert_eq!(analysis.sitemaps[2].looks_like_sitemap, Some(true));
+    assert_eq!(
+        analysis.sitemaps[2].content_type.as_deref(),
+        Some("application/gzip")
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn invalid_targets_are_refused() {
+    let fake = Fake::new();
+    assert!(analyze(&fake, "ftp://example.test/").await.is_err());
+    assert!(analyze(&fake, "not a url").await.is_err());
+    assert!(fake.requested().is_empty());
+}

@@ -1,0 +1,100 @@
+//! `jittybot robots` against the test web: the binary run as a user runs it.
+
+use std::process::Output;
+
+use testweb::{Reply, TestWeb};
+
+async fn jittybot(args: Vec<String>) -> Output {
+    tokio::process::Command::new(env!("CARGO_BIN_EXE_jittybot"))
+        .args(args)
+        .output()
+        .await
+        .expect("jittybot runs")
+}
+
+fn robots_args(web: &TestWeb, host: &str, path: &str, extra: &[&str]) -> Vec<String> {
+    let mut args = vec![
+        "robots".to_owned(),
+        web.http_url(host, path),
+        "--allow-private-addresses".to_owned(),
+    ];
+    for pin in web.pins(host) {
+        args.push("--resolve".to_owned());
+        args.push(pin);
+    }
+    args.extend(extra.iter().map(|s| (*s).to_owned()));
+    args
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_disallowed_url_exits_1_and_prints_the_reason() {
+    let web = TestWeb::start().await;
+    web.site("shop.test")
+        .path("/robots.txt")
+        .respond(Reply::robots_txt(
+            "User-agent: JittyBot\nDisallow: /cart\n\nSitemap: https://shop.test/sitemap.xml\n",
+        ));
+    let output = jittybot(robots_args(&web, "shop.test", "/cart/1", &[])).await;
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("line 2: Disallow: /cart, group JittyBot"),
+        "{text}"
+    );
+    assert!(text.contains("https://shop.test/sitemap.xml"), "{text}");
+    assert_eq!(web.requests_to("shop.test", "/robots.txt").len(), 1);
+    assert!(web.requests_to("shop.test", "/cart/1").is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn json_reports_outcome_status_and_decision() {
+    let web = TestWeb::start().await;
+    web.site("open.test")
+        .path("/robots.txt")
+        .respond(Reply::status(404));
+    let output = jittybot(robots_args(&web, "open.test", "/anything", &["--json"])).await;
+    assert_eq!(output.status.code(), Some(0));
+    let report: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("one JSON object");
+    assert_eq!(report["status"], 404);
+    assert_eq!(report["allowed"], true);
+    let text = report.to_string();
+    assert!(
+        text.contains("no_file") || text.contains("NoFile"),
+        "{text}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_error_disallows_everything() {
+    let web = TestWeb::start().await;
+    web.site("down.test")
+        .path("/robots.txt")
+        .respond(Reply::status(503));
+    let output = jittybot(robots_args(&web, "down.test", "/", &[])).await;
+    assert_eq!(output.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&output.stdout).to_lowercase();
+    assert!(text.contains("unreachable"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn private_addresses_are_refused_without_the_opt_in() {
+    let web = TestWeb::start().await;
+    web.site("inside.test")
+        .path("/robots.txt")
+        .respond(Reply::robots_txt("User-agent: *\nAllow: /\n"));
+    let mut args = robots_args(&web, "inside.test", "/", &[]);
+    args.retain(|arg| arg != "--allow-private-addresses");
+    let output = jittybot(args).await;
+    assert_ne!(output.status.code(), Some(0));
+    assert!(
+        web.requests().is_empty(),
+        "no request may reach a refused address"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bad_url_exits_2() {
+    let output = jittybot(vec!["robots".into(), "ftp://example.com/".into()]).await;
+    assert_eq!(output.status.code(), Some(2));
+}
