@@ -2,7 +2,7 @@
 //! printed as a summary or as the full JSON report.
 
 use std::fmt::Write as _;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -10,7 +10,6 @@ use anyhow::{bail, Context};
 use audit::analysis::RobotsStatus;
 use audit::crawlers::BOT_TOKEN;
 use audit::{Analysis, Severity};
-use fetch::{FetchConfig, Fetcher, ResolvePin};
 
 /// The page the User-Agent points site owners to.
 const INFO_URL: &str = "https://robotstxtparser.example/bot";
@@ -30,23 +29,15 @@ pub struct Args {
     /// Print the full report as JSON.
     #[arg(long)]
     json: bool,
-    /// Allow private, loopback and other non-public addresses.
-    #[arg(long)]
-    allow_private_addresses: bool,
-    /// Connect to HOST:PORT at ADDR instead of resolving it (as curl's --resolve);
-    /// repeatable.
-    #[arg(long = "resolve", value_name = "HOST:PORT:ADDR")]
-    resolve: Vec<ResolvePin>,
-    /// Also trust the root certificates in this PEM file; repeatable.
-    #[arg(long = "cacert", value_name = "FILE")]
-    cacerts: Vec<PathBuf>,
+    #[command(flatten)]
+    network: super::NetworkArgs,
 }
 
 /// Runs the command: exit 0 when the analysis ran, whatever the grade.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let analysis = match &args.file {
         Some(path) => {
-            let body = read_input(path)?;
+            let body = super::read_robots_txt(path)?;
             audit::analyze_file(&body, args.url.as_deref())
         }
         None => {
@@ -76,28 +67,8 @@ async fn analyze_url(args: &Args) -> anyhow::Result<Analysis> {
     } else {
         format!("https://{url}")
     };
-    let mut config = FetchConfig::new(BOT_TOKEN, INFO_URL);
-    config.allow_private_addresses = args.allow_private_addresses;
-    config.resolve = args.resolve.clone();
-    for path in &args.cacerts {
-        let pem = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-        config.extra_root_certificates_pem.push(pem);
-    }
-    let fetcher = Fetcher::new(config)?;
+    let fetcher = args.network.fetcher(BOT_TOKEN, INFO_URL)?;
     Ok(audit::analyze(&fetcher, &url).await?)
-}
-
-fn read_input(path: &PathBuf) -> anyhow::Result<Vec<u8>> {
-    let mut body = Vec::new();
-    if path.as_os_str() == "-" {
-        std::io::stdin()
-            .read_to_end(&mut body)
-            .context("cannot read robots.txt from standard input")?;
-    } else {
-        body = std::fs::read(path)
-            .with_context(|| format!("cannot read robots.txt file {}", path.display()))?;
-    }
-    Ok(body)
 }
 
 fn outcome(outcome: RobotsStatus) -> &'static str {

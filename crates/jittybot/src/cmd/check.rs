@@ -1,10 +1,10 @@
 //! `jittybot check`: answer URLs against a local robots.txt, with reasons.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 use robots::{AgentRules, GroupSelection, RobotsTxt};
 use serde_json::json;
 
@@ -31,7 +31,7 @@ pub struct Args {
 
 /// Runs the command: exit 0 if every URL is allowed, 1 if any is disallowed.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let body = read_input(&args.robots)?;
+    let body = super::read_robots_txt(&args.robots)?;
     for url in &args.urls {
         validate_url(url)?;
     }
@@ -78,19 +78,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
-}
-
-fn read_input(path: &PathBuf) -> anyhow::Result<Vec<u8>> {
-    let mut body = Vec::new();
-    if path.as_os_str() == "-" {
-        std::io::stdin()
-            .read_to_end(&mut body)
-            .context("cannot read robots.txt from standard input")?;
-    } else {
-        body = std::fs::read(path)
-            .with_context(|| format!("cannot read robots.txt file {}", path.display()))?;
-    }
-    Ok(body)
 }
 
 fn validate_url(url: &str) -> anyhow::Result<()> {

@@ -2,11 +2,10 @@
 
 use std::fmt::Write as _;
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use fetch::{FetchConfig, Fetcher, ResolvePin, RobotsFetch, RobotsOutcome, Verdict};
+use fetch::{RobotsFetch, RobotsOutcome, Verdict};
 use serde_json::json;
 
 /// The page the User-Agent points site owners to.
@@ -27,16 +26,8 @@ pub struct Args {
     /// One JSON object instead of text.
     #[arg(long)]
     json: bool,
-    /// Allow private, loopback and other non-public addresses.
-    #[arg(long)]
-    allow_private_addresses: bool,
-    /// Connect to HOST:PORT at ADDR instead of resolving it (as curl's --resolve);
-    /// repeatable. Pinned addresses are still checked.
-    #[arg(long = "resolve", value_name = "HOST:PORT:ADDR")]
-    resolve: Vec<ResolvePin>,
-    /// Also trust the root certificates in this PEM file; repeatable.
-    #[arg(long = "cacert", value_name = "FILE")]
-    cacerts: Vec<PathBuf>,
+    #[command(flatten)]
+    network: super::NetworkArgs,
 }
 
 /// Runs the command: exit 0 if the URL is allowed, 1 if it is not.
@@ -50,14 +41,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 async fn run_async(args: Args) -> anyhow::Result<ExitCode> {
     let url = fetch::parse_target(&args.url)?;
-    let mut config = FetchConfig::new(USER_AGENT_TOKEN, INFO_URL);
-    config.allow_private_addresses = args.allow_private_addresses;
-    config.resolve = args.resolve;
-    for path in &args.cacerts {
-        let pem = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-        config.extra_root_certificates_pem.push(pem);
-    }
-    let fetcher = Fetcher::new(config)?;
+    let fetcher = args.network.fetcher(USER_AGENT_TOKEN, INFO_URL)?;
     let fetched = fetch::fetch_robots_txt(&fetcher, &url).await?;
     let tokens: Vec<&str> = args.agents.iter().map(String::as_str).collect();
     let verdict = fetched.verdict(url.as_str(), &tokens);

@@ -1,0 +1,119 @@
+//! `jittybot analyze`, run as a user runs it: offline on a file, and against the test web.
+
+use std::process::{Output, Stdio};
+
+use testweb::{Reply, TestWeb};
+use tokio::io::AsyncWriteExt;
+
+async fn jittybot(args: Vec<String>, stdin: Option<&str>) -> Output {
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_jittybot"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("jittybot runs");
+    let mut input = child.stdin.take().expect("stdin");
+    if let Some(text) = stdin {
+        // A usage error exits before reading: a broken pipe is then expected.
+        let _ = input.write_all(text.as_bytes()).await;
+    }
+    drop(input);
+    child.wait_with_output().await.expect("jittybot exits")
+}
+
+fn args(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| (*s).to_owned()).collect()
+}
+
+const TYPO: &str = "User-agent: *\nDissallow: /private\nDisallow: /tmp/\n";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pasted_file_is_audited_offline_and_scored() {
+    let output = jittybot(args(&["analyze", "--file", "-", "--json"]), Some(TYPO)).await;
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON report");
+    let score = report["score"].as_u64().expect("score");
+    assert!(score < 90, "an error caps the score below A: {score}");
+    assert!(report["grade"].is_string());
+    let findings = report["findings"].as_array().expect("findings");
+    let typo = findings
+        .iter()
+        .find(|f| f["line"] == 2)
+        .expect("a finding on the typo line");
+    assert!(typo["id"].is_string() && typo["severity"].is_string());
+    assert!(report["robots"].is_object() && report["sitemaps"].is_array());
+    assert_eq!(report["robots"]["requested"], false);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_readable_summary_leads_with_grade_and_score() {
+    let output = jittybot(args(&["analyze", "--file", "-"]), Some(TYPO)).await;
+    assert_eq!(output.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("Grade ") && text.contains("Score "), "{text}");
+    assert!(text.contains("line 2"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_site_is_fetched_as_the_bot_does_it() {
+    let web = TestWeb::start().await;
+    let site = web.site("site.test");
+    site.path("/robots.txt").respond(Reply::robots_txt(&format!(
+        "User-agent: *\nDisallow: /private/\n\nSitemap: {}\n",
+        web.http_url("site.test", "/sitemap.xml")
+    )));
+    site.path("/page").respond(
+        Reply::ok()
+            .header("Content-Type", "text/html")
+            .header("X-Robots-Tag", "noarchive")
+            .body("<html><head><meta name=\"robots\" content=\"noindex\"></head><body>x</body></html>"),
+    );
+    site.path("/sitemap.xml").respond(
+        Reply::ok()
+            .header("Content-Type", "application/xml")
+            .body("<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"></urlset>"),
+    );
+    let mut list = vec![
+        "analyze".to_owned(),
+        web.http_url("site.test", "/page"),
+        "--json".to_owned(),
+        "--allow-private-addresses".to_owned(),
+    ];
+    for pin in web.pins("site.test") {
+        list.push("--resolve".to_owned());
+        list.push(pin);
+    }
+    let output = jittybot(list, None).await;
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON report");
+    assert_eq!(report["robots"]["status"], 200);
+    assert_eq!(report["page"]["status"], 200);
+    assert!(report["page"]["meta"].to_string().contains("noindex"));
+    assert_eq!(report["sitemaps"][0]["status"], 200);
+    assert_eq!(web.requests_to("site.test", "/robots.txt").len(), 1);
+    assert_eq!(web.requests_to("site.test", "/page").len(), 1);
+    let agent = web.requests_to("site.test", "/page")[0]
+        .header("user-agent")
+        .map(str::to_owned)
+        .unwrap_or_default();
+    assert!(agent.contains("RobotsTxtParser"), "{agent}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn it_exits_2_when_it_cannot_run() {
+    let missing = jittybot(args(&["analyze", "--file", "/no/such/robots.txt"]), None).await;
+    assert_eq!(missing.status.code(), Some(2));
+    let bad = jittybot(args(&["analyze", "ftp://example.com/"]), None).await;
+    assert_eq!(bad.status.code(), Some(2));
+}
