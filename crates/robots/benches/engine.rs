@@ -1,7 +1,8 @@
 //! Parse and check speed over the real corpus, against the peers, in one run.
 //!
 //! `cargo bench -p robots --bench engine` (see the crate README for figures). Workloads:
-//! - parse: build the rules for one token from every corpus file;
+//! - parse: build the rules for one token from every corpus file (and, for JittyBot, the same
+//!   followed by one check, which also builds the matching index);
 //! - check: parse each file once, then answer its URLs (16 per file, drawn from its own rules);
 //! - wildcard: a rule of 5,000 `*` against a 100 KB URL.
 //!
@@ -189,6 +190,19 @@ fn benches(c: &mut Criterion) {
             },
         );
     }
+    // The matching index is built on the first check; this shows what that adds to a parse.
+    parse.throughput(Throughput::Bytes(bytes(&all)));
+    parse.bench_function(
+        BenchmarkId::new("jittybot+first-check", format!("{} files", all.len())),
+        |b| {
+            b.iter(|| {
+                for file in &corpus {
+                    let rules = AgentRules::parse(&file.body, &[TOKEN]);
+                    black_box(rules.check(&file.urls[0]).allowed);
+                }
+            })
+        },
+    );
     parse.finish();
 
     let mut check = c.benchmark_group("check");

@@ -53,62 +53,28 @@ const ATTENTION: [bool; 256] = {
     table
 };
 
-/// [`ATTENTION`] plus `*`: where [`scan`] stops.
-const SCAN_STOP: [bool; 256] = {
-    let mut table = ATTENTION;
-    table[b'*' as usize] = true;
-    table
-};
-
 /// True when `input` is already canonical, so callers can skip the copy. Canonical text is
 /// always ASCII.
 pub(crate) fn is_canonical(input: &[u8]) -> bool {
-    scan(input).canonical
-}
-
-/// What one pass over a text finds: whether it is canonical and, if so, where its `*`s are.
-pub(crate) struct Scan {
-    pub(crate) canonical: bool,
-    /// First and last `*`, when `canonical` (unset otherwise).
-    pub(crate) stars: Option<(usize, usize)>,
-}
-
-/// Checks canonical form and finds the `*`s in one pass (rules are compiled by the thousand,
-/// so one pass instead of two matters).
-pub(crate) fn scan(input: &[u8]) -> Scan {
-    let not_canonical = Scan {
-        canonical: false,
-        stars: None,
-    };
-    let mut stars: Option<(usize, usize)> = None;
     let mut i = 0;
-    while let Some(offset) = input[i..].iter().position(|&b| SCAN_STOP[usize::from(b)]) {
+    while let Some(offset) = input[i..].iter().position(|&b| ATTENTION[usize::from(b)]) {
         i += offset;
-        match input[i] {
-            b'*' => {
-                stars = Some((stars.map_or(i, |(first, _)| first), i));
-                i += 1;
-            }
-            b'%' => {
-                let (Some(&high), Some(&low)) = (input.get(i + 1), input.get(i + 2)) else {
-                    return not_canonical;
-                };
-                let upper_hex = |c: u8| c.is_ascii_digit() || (b'A'..=b'F').contains(&c);
-                if !upper_hex(high) || !upper_hex(low) {
-                    return not_canonical;
-                }
-                match (hex_value(high), hex_value(low)) {
-                    (Some(h), Some(l)) if !is_unreserved(h << 4 | l) => i += 3,
-                    _ => return not_canonical,
-                }
-            }
-            _ => return not_canonical,
+        if input[i] != b'%' {
+            return false;
+        }
+        let (Some(&high), Some(&low)) = (input.get(i + 1), input.get(i + 2)) else {
+            return false;
+        };
+        let upper_hex = |c: u8| c.is_ascii_digit() || (b'A'..=b'F').contains(&c);
+        if !upper_hex(high) || !upper_hex(low) {
+            return false;
+        }
+        match (hex_value(high), hex_value(low)) {
+            (Some(h), Some(l)) if !is_unreserved(h << 4 | l) => i += 3,
+            _ => return false,
         }
     }
-    Scan {
-        canonical: true,
-        stars,
-    }
+    true
 }
 
 /// Appends the canonical form of `input` to `out`.

@@ -25,21 +25,19 @@ pub(crate) struct Shape {
 impl Shape {
     /// Reads a canonical pattern: its shape, and the length of its body (without the anchor).
     pub(crate) fn of(canonical: &[u8]) -> (Shape, usize) {
-        let stars = memchr::memchr(b'*', canonical)
-            .map(|first| (first, memchr::memrchr(b'*', canonical).unwrap_or(first)));
-        Shape::with_stars(canonical, stars)
-    }
-
-    /// [`Shape::of`] when the `*`s of `canonical` are already known.
-    pub(crate) fn with_stars(canonical: &[u8], stars: Option<(usize, usize)>) -> (Shape, usize) {
         let (body_len, anchored) = match canonical.split_last() {
             Some((b'$', rest)) => (rest.len(), true),
             _ => (canonical.len(), false),
         };
+        let body = &canonical[..body_len];
         let to_u32 = |position: usize| u32::try_from(position).unwrap_or(u32::MAX);
+        let stars = memchr::memchr(b'*', body).map(|first| {
+            let last = memchr::memrchr(b'*', body).unwrap_or(first);
+            (to_u32(first), to_u32(last))
+        });
         let shape = Shape {
             anchored,
-            stars: stars.map(|(first, last)| (to_u32(first), to_u32(last))),
+            stars,
             specificity: to_u32(canonical.len()),
         };
         (shape, body_len)

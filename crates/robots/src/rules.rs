@@ -65,7 +65,7 @@ impl Rule {
 
     /// The pattern in the canonical percent-encoded form it is matched in.
     pub fn canonical_pattern(&self) -> String {
-        canonical_text(&self.body, self.shape)
+        canonical_text(&self.body, self.shape.anchored)
     }
 
     /// The rule's specificity: the length of its canonical pattern.
@@ -95,9 +95,9 @@ fn push_canonical(value: &[u8], out: &mut Vec<u8>) {
     }
 }
 
-fn canonical_text(body: &[u8], shape: Shape) -> String {
+fn canonical_text(body: &[u8], anchored: bool) -> String {
     let mut text = String::from_utf8_lossy(body).into_owned();
-    if shape.anchored {
+    if anchored {
         text.push('$');
     }
     text
@@ -163,22 +163,36 @@ impl fmt::Display for GroupSelection {
     }
 }
 
-/// One rule inside [`AgentRules`]: offsets into its two text arenas.
+/// One rule inside [`AgentRules`]: offsets into its two text arenas. Kept small, because
+/// parsing writes one per rule; what only matching needs lives in the [`Index`].
 #[derive(Debug, Clone, Copy)]
 struct CompactRule {
     line: u32,
     kind: RuleKind,
-    shape: Shape,
-    /// Canonical body in `AgentRules::canonical`, without the anchor (which follows it there).
+    /// Whether the pattern ended in `$` (which follows the body in the arena).
+    anchored: bool,
+    /// Canonical body in `AgentRules::canonical`, without the anchor.
     body: (u32, u32),
-    /// Pattern as written in `AgentRules::written`; `None` when it was already canonical, and
-    /// so is the canonical text itself (anchor included).
-    written: Option<(u32, u32)>,
-    /// Up to the first eight bytes of the literal head, to turn most non-matches away without
-    /// touching the arena.
-    head: Fingerprint,
-    /// [`byte_set`] of the body's literal bytes.
-    needs: u64,
+    /// Pattern as written in `AgentRules::written`; [`SAME_AS_CANONICAL`] when it was already
+    /// canonical, and so is the canonical text itself (anchor included).
+    written: (u32, u32),
+}
+
+/// [`CompactRule::written`] of a rule written in canonical form.
+const SAME_AS_CANONICAL: (u32, u32) = (u32::MAX, u32::MAX);
+
+impl CompactRule {
+    /// Length of the canonical pattern, anchor included.
+    fn specificity(&self) -> u32 {
+        (self.body.1 - self.body.0).saturating_add(u32::from(self.anchored))
+    }
+
+    /// Matching order: most specific first, then allow before disallow, then file order.
+    fn order_key(&self) -> u64 {
+        let specificity = u64::from(u32::MAX - self.specificity());
+        let disallow = u64::from(self.kind == RuleKind::Disallow);
+        specificity << 32 | disallow << 31 | u64::from(self.line.min(u32::MAX >> 1))
+    }
 }
 
 /// The first bytes of a text packed into a word, with a mask of how many count.
@@ -211,15 +225,6 @@ impl Fingerprint {
     }
 }
 
-impl CompactRule {
-    /// Matching order: most specific first, then allow before disallow, then file order.
-    fn order_key(&self) -> u64 {
-        let specificity = u64::from(u32::MAX - self.shape.specificity);
-        let disallow = u64::from(self.kind == RuleKind::Disallow);
-        specificity << 32 | disallow << 31 | u64::from(self.line.min(u32::MAX >> 1))
-    }
-}
-
 /// Collects rules into the arenas of an [`AgentRules`].
 #[derive(Default)]
 pub(crate) struct AgentRulesBuilder {
@@ -240,11 +245,9 @@ impl AgentRulesBuilder {
     /// Adds a rule whose value starts with `/` or `*`.
     pub(crate) fn push(&mut self, line: usize, kind: RuleKind, value: &[u8]) {
         let start = self.canonical.len();
-        let scan = canon::scan(value);
-        if scan.canonical {
+        let written = if canon::is_canonical(value) {
             self.canonical.extend_from_slice(value);
-            let (shape, body_len) = Shape::with_stars(value, scan.stars);
-            self.push_shaped(line, kind, start, None, shape, body_len);
+            SAME_AS_CANONICAL
         } else {
             canon::canonicalize_into(value, &mut self.canonical);
             let written_start = self.written.len();
@@ -252,9 +255,9 @@ impl AgentRulesBuilder {
                 Ok(text) => self.written.push_str(text),
                 Err(_) => self.written.push_str(&String::from_utf8_lossy(value)),
             }
-            let written = Some(span(written_start, self.written.len()));
-            self.push_compiled(line, kind, start, written);
-        }
+            span(written_start, self.written.len())
+        };
+        self.push_canonical(line, kind, start, written);
     }
 
     /// Adds an already compiled rule.
@@ -265,56 +268,29 @@ impl AgentRulesBuilder {
             self.canonical.push(b'$');
         }
         let written = if rule.pattern.as_bytes() == &self.canonical[start..] {
-            None
+            SAME_AS_CANONICAL
         } else {
             let written_start = self.written.len();
             self.written.push_str(&rule.pattern);
-            Some(span(written_start, self.written.len()))
+            span(written_start, self.written.len())
         };
-        self.push_compiled(line_u32(rule.line) as usize, rule.kind, start, written);
+        self.push_canonical(line_u32(rule.line) as usize, rule.kind, start, written);
     }
 
     /// Records the canonical pattern that starts at `start` and runs to the arena's end.
-    fn push_compiled(
-        &mut self,
-        line: usize,
-        kind: RuleKind,
-        start: usize,
-        written: Option<(u32, u32)>,
-    ) {
-        let (shape, body_len) = Shape::of(&self.canonical[start..]);
-        self.push_shaped(line, kind, start, written, shape, body_len);
-    }
-
-    /// Records a canonical pattern at `start` whose shape is known.
-    fn push_shaped(
-        &mut self,
-        line: usize,
-        kind: RuleKind,
-        start: usize,
-        written: Option<(u32, u32)>,
-        shape: Shape,
-        body_len: usize,
-    ) {
-        let body = &self.canonical[start..start + body_len];
+    fn push_canonical(&mut self, line: usize, kind: RuleKind, start: usize, written: (u32, u32)) {
+        let anchored = self.canonical.last() == Some(&b'$') && self.canonical.len() > start;
+        let body_end = self.canonical.len() - usize::from(anchored);
         self.rules.push(CompactRule {
             line: line_u32(line),
             kind,
-            shape,
-            body: span(start, start + body_len),
+            anchored,
+            body: span(start, body_end),
             written,
-            head: Fingerprint::of(body, shape.head_len(body)),
-            // Literal rules are settled by the head and one comparison; only wildcard rules
-            // need the byte filter.
-            needs: if shape.has_wildcard() {
-                byte_set(body)
-            } else {
-                0
-            },
         });
     }
 
-    /// Seals the rules; the index is built on first use.
+    /// Seals the rules; the matching index is built on the first check.
     pub(crate) fn finish(
         self,
         group: GroupSelection,
@@ -340,8 +316,8 @@ fn line_u32(line: usize) -> u32 {
     u32::try_from(line).unwrap_or(u32::MAX)
 }
 
-/// Groups with more rules than this get an [`Index`]; smaller ones are scanned.
-const INDEX_THRESHOLD: usize = 8;
+/// Groups with more rules than this get buckets; smaller ones are scanned in full.
+const BUCKET_THRESHOLD: usize = 8;
 
 /// Rule positions grouped by one byte, in compressed rows.
 #[derive(Debug, Clone)]
@@ -378,39 +354,79 @@ impl Buckets {
     }
 }
 
-/// Rules sorted into the places a URL can find them without trying them all:
+/// What matching needs beyond the rules themselves, built on the first check so that parsing
+/// alone never pays for it.
+///
+/// Per rule: its shape (wildcards, anchor), an eight-byte fingerprint of its literal head and a
+/// byte-presence filter. Large groups also get buckets, so a URL only tries the rules that can
+/// match it:
 /// - a rule whose literal head is `/` plus at least one byte can only match a path with the
 ///   same second byte;
 /// - otherwise, an anchored rule can only match a path ending in its last byte;
 /// - the rest (`/`, `/*foo`, `*foo` ...) are always tried.
 #[derive(Debug, Clone)]
 struct Index {
-    by_second_byte: Buckets,
-    by_last_byte: Buckets,
+    matchers: Vec<Matcher>,
+    buckets: Option<(Buckets, Buckets)>,
+    /// Rules tried for every URL (all of them when there are no buckets).
     general: Vec<u32>,
+}
+
+/// What matching one rule needs, besides its text.
+#[derive(Debug, Clone, Copy)]
+struct Matcher {
+    shape: Shape,
+    /// Up to the first eight bytes of the literal head: most non-matches are turned away
+    /// without touching the rule text.
+    head: Fingerprint,
+    /// [`byte_set`] of a wildcard rule's literal bytes (0 for literal rules, which the head and
+    /// one comparison settle).
+    needs: u64,
 }
 
 impl Index {
     fn build(rules: &[CompactRule], canonical: &[u8]) -> Index {
+        let body_of = |rule: &CompactRule| &canonical[rule.body.0 as usize..rule.body.1 as usize];
+        let matchers: Vec<Matcher> = rules
+            .iter()
+            .map(|rule| {
+                let body = body_of(rule);
+                let end = rule.body.1 as usize + usize::from(rule.anchored);
+                let (shape, _) = Shape::of(&canonical[rule.body.0 as usize..end]);
+                Matcher {
+                    shape,
+                    head: Fingerprint::of(body, shape.head_len(body)),
+                    needs: if shape.has_wildcard() {
+                        byte_set(body)
+                    } else {
+                        0
+                    },
+                }
+            })
+            .collect();
+        let all = || (0..rules.len()).map(|position| u32::try_from(position).unwrap_or(u32::MAX));
+        if rules.len() <= BUCKET_THRESHOLD {
+            return Index {
+                matchers,
+                buckets: None,
+                general: all().collect(),
+            };
+        }
         let mut by_second = Vec::new();
         let mut by_last = Vec::new();
         let mut general = Vec::new();
-        for (position, rule) in rules.iter().enumerate() {
-            let position = u32::try_from(position).unwrap_or(u32::MAX);
-            let body = &canonical[rule.body.0 as usize..rule.body.1 as usize];
-            match body {
-                [b'/', second, ..] if rule.shape.head_len(body) >= 2 => {
+        for (position, (rule, matcher)) in all().zip(rules.iter().zip(&matchers)) {
+            match body_of(rule) {
+                [b'/', second, ..] if matcher.shape.head_len(body_of(rule)) >= 2 => {
                     by_second.push((*second, position))
                 }
-                [.., last] if rule.shape.anchored && *last != b'*' => {
-                    by_last.push((*last, position))
-                }
+                [.., last] if rule.anchored && *last != b'*' => by_last.push((*last, position)),
                 _ => general.push(position),
             }
         }
         Index {
-            by_second_byte: Buckets::build(&by_second),
-            by_last_byte: Buckets::build(&by_last),
+            matchers,
+            buckets: Some((Buckets::build(&by_second), Buckets::build(&by_last))),
             general,
         }
     }
@@ -435,8 +451,8 @@ pub struct AgentRules {
     /// In file order; `CompactRule::order_key` ranks them.
     rules: Vec<CompactRule>,
     crawl_delay: Option<CrawlDelay>,
-    /// Built on the first check of a large group, so parsing alone never pays for it.
-    index: OnceLock<Option<Box<Index>>>,
+    /// Built on the first check, so parsing alone never pays for it.
+    index: OnceLock<Index>,
 }
 
 impl PartialEq for AgentRules {
@@ -484,16 +500,16 @@ impl AgentRules {
         RuleRef {
             line: rule.line as usize,
             kind: rule.kind,
-            pattern: match rule.written {
-                Some((start, end)) => self.written.get(start as usize..end as usize),
-                None => {
-                    let end = rule.body.1 as usize + usize::from(rule.shape.anchored);
-                    self.canonical.get(rule.body.0 as usize..end)
-                }
+            pattern: if rule.written == SAME_AS_CANONICAL {
+                let end = rule.body.1 as usize + usize::from(rule.anchored);
+                self.canonical.get(rule.body.0 as usize..end)
+            } else {
+                self.written
+                    .get(rule.written.0 as usize..rule.written.1 as usize)
             }
             .unwrap_or_default(),
             body: self.body(rule),
-            shape: rule.shape,
+            anchored: rule.anchored,
         }
     }
 
@@ -503,43 +519,42 @@ impl AgentRules {
 
     /// The best-ranked rule that matches `path`.
     fn deciding_rule(&self, path: &[u8]) -> Option<&CompactRule> {
+        let index = self
+            .index
+            .get_or_init(|| Index::build(&self.rules, self.canonical.as_bytes()));
         let mut best: Option<(u64, usize)> = None;
         let prefix = Fingerprint::of(path, 8).bytes;
         let has = byte_set(path);
-        let mut consider = |position: usize| {
-            let rule = &self.rules[position];
-            if !rule.head.admits(prefix) || rule.needs & !has != 0 {
+        let mut consider = |position: u32| {
+            let position = position as usize;
+            let (rule, matcher) = (&self.rules[position], &index.matchers[position]);
+            if !matcher.head.admits(prefix) || matcher.needs & !has != 0 {
                 return;
             }
             let key = rule.order_key();
             if best.is_none_or(|(best_key, _)| key < best_key)
-                && pattern::matches(self.body(rule), rule.shape, path)
+                && pattern::matches(self.body(rule), matcher.shape, path)
             {
                 best = Some((key, position));
             }
         };
-        let index = self.index.get_or_init(|| {
-            (self.rules.len() > INDEX_THRESHOLD)
-                .then(|| Box::new(Index::build(&self.rules, self.canonical.as_bytes())))
-        });
-        match index {
-            None => (0..self.rules.len()).for_each(consider),
-            Some(index) => {
-                if let [b'/', second, ..] = path {
-                    for &position in index.by_second_byte.get(*second) {
-                        consider(position as usize);
-                    }
-                }
-                if let Some(last) = path.last() {
-                    for &position in index.by_last_byte.get(*last) {
-                        consider(position as usize);
-                    }
-                }
-                for &position in &index.general {
-                    consider(position as usize);
-                }
+        if let Some((by_second_byte, by_last_byte)) = &index.buckets {
+            if let [b'/', second, ..] = path {
+                by_second_byte
+                    .get(*second)
+                    .iter()
+                    .copied()
+                    .for_each(&mut consider);
+            }
+            if let Some(last) = path.last() {
+                by_last_byte
+                    .get(*last)
+                    .iter()
+                    .copied()
+                    .for_each(&mut consider);
             }
         }
+        index.general.iter().copied().for_each(&mut consider);
         best.map(|(_, position)| &self.rules[position])
     }
 
@@ -586,18 +601,18 @@ pub struct RuleRef<'r> {
     /// The path pattern as written.
     pub pattern: &'r str,
     body: &'r [u8],
-    shape: Shape,
+    anchored: bool,
 }
 
 impl RuleRef<'_> {
     /// The pattern in the canonical percent-encoded form it is matched in.
     pub fn canonical_pattern(&self) -> String {
-        canonical_text(self.body, self.shape)
+        canonical_text(self.body, self.anchored)
     }
 
     /// The rule's specificity: the length of its canonical pattern.
     pub fn specificity(&self) -> usize {
-        self.shape.specificity as usize
+        self.body.len() + usize::from(self.anchored)
     }
 }
 
