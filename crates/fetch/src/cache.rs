@@ -9,7 +9,7 @@ use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
-use robots::RobotsTxt;
+use robots::{AgentRules, RobotsTxt};
 use tokio::time::Instant;
 use url::Url;
 
@@ -31,6 +31,9 @@ pub const MAX_RETRY_DELAY: Duration = Duration::from_secs(60 * 60);
 pub const DEFAULT_MAX_ENTRIES: usize = 10_000;
 /// Default bound on the robots.txt bytes cached, all scopes together: 64 MiB.
 pub const DEFAULT_MAX_CACHED_BYTES: usize = 64 * 1024 * 1024;
+/// Token lists whose rules one cached copy keeps ready (pages and media make two); the
+/// oldest is rebuilt when a further one is asked for.
+pub const MAX_TOKEN_LISTS_PER_COPY: usize = 8;
 
 /// Where the cache gets robots.txt files from: the [`Fetcher`], or a script in tests.
 pub trait RobotsSource: Send + Sync {
@@ -100,9 +103,39 @@ struct State {
     failure: Option<Failure>,
 }
 
+/// A parsed robots.txt and the rules already chosen from it, per token list: building a
+/// crawler's rules (merging its groups, indexing them) is done once per copy, not per URL.
+struct ParsedCopy {
+    robots: RobotsTxt,
+    agents: Mutex<Vec<(Vec<String>, Arc<AgentRules>)>>,
+}
+
+impl ParsedCopy {
+    fn new(robots: RobotsTxt) -> Arc<ParsedCopy> {
+        Arc::new(ParsedCopy {
+            robots,
+            agents: Mutex::new(Vec::new()),
+        })
+    }
+
+    fn rules_for(&self, tokens: &[&str]) -> Arc<AgentRules> {
+        let mut agents = self.agents.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, rules)) = agents.iter().find(|(list, _)| list.iter().eq(tokens)) {
+            return Arc::clone(rules);
+        }
+        let rules = Arc::new(self.robots.rules_for(tokens));
+        if agents.len() >= MAX_TOKEN_LISTS_PER_COPY {
+            agents.remove(0);
+        }
+        let list = tokens.iter().map(|token| (*token).to_owned()).collect();
+        agents.push((list, Arc::clone(&rules)));
+        rules
+    }
+}
+
 #[derive(Clone)]
 struct Copy {
-    robots: Arc<RobotsTxt>,
+    robots: Arc<ParsedCopy>,
     body: Arc<Vec<u8>>,
     validators: Validators,
     fetched_at: Instant,
@@ -138,9 +171,8 @@ impl State {
                     RulesSource::Cached
                 };
                 return Verdict::from_rules(
-                    &copy.robots,
+                    &copy.robots.rules_for(tokens),
                     url,
-                    tokens,
                     source,
                     left(copy.expires_at),
                 );
@@ -148,9 +180,8 @@ impl State {
             (Some(copy), Some(failure)) if now < copy.expires_at + MAX_STALE => {
                 let until = failure.retry_at.min(copy.expires_at + MAX_STALE);
                 return Verdict::from_rules(
-                    &copy.robots,
+                    &copy.robots.rules_for(tokens),
                     url,
-                    tokens,
                     RulesSource::Stale,
                     left(until),
                 );
@@ -180,7 +211,7 @@ impl State {
                     .robots
                     .unwrap_or_else(|| RobotsTxt::parse(&fetch.body));
                 self.copy = Some(Copy {
-                    robots: Arc::new(robots),
+                    robots: ParsedCopy::new(robots),
                     body: Arc::new(fetch.body),
                     validators: fetch.validators,
                     fetched_at: now,
@@ -352,7 +383,7 @@ impl<S: RobotsSource> RobotsCache<S> {
         for entry in entries {
             let state = State {
                 copy: entry.copy.map(|copy| Copy {
-                    robots: Arc::new(RobotsTxt::parse(&copy.body)),
+                    robots: ParsedCopy::new(RobotsTxt::parse(&copy.body)),
                     body: Arc::new(copy.body),
                     validators: copy.validators,
                     fetched_at: from_wall(copy.fetched_at, now, wall),

@@ -45,6 +45,7 @@ pub use address::{AddressPolicy, RefusedRange};
 pub use cache::{
     retry_delay, CacheLimits, RobotsCache, RobotsSource, SavedCopy, SavedEntry, SavedFailure,
     DEFAULT_MAX_CACHED_BYTES, DEFAULT_MAX_ENTRIES, FIRST_RETRY_DELAY, MAX_RETRY_DELAY, MAX_STALE,
+    MAX_TOKEN_LISTS_PER_COPY,
 };
 pub use client::{
     BuildError, Fetcher, Method, RedirectHop, Request, Response, Validators,

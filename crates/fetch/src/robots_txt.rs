@@ -133,7 +133,8 @@ impl RobotsFetch {
         };
         match (&self.outcome, &self.robots) {
             (RobotsOutcome::Rules, Some(robots)) => {
-                Verdict::from_rules(robots, url, tokens, RulesSource::Fresh, valid_for)
+                let rules = robots.rules_for(tokens);
+                Verdict::from_rules(&rules, url, RulesSource::Fresh, valid_for)
             }
             (RobotsOutcome::NoFile, _) => Verdict::without_rules(RulesSource::NoFile, valid_for),
             (RobotsOutcome::BackingOff, _) => {

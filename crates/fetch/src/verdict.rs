@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use robots::{CrawlDelay, Explanation, RobotsTxt};
+use robots::{AgentRules, CrawlDelay, Explanation};
 
 /// Where the rules behind a [`Verdict`] came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -55,13 +55,11 @@ pub struct Verdict {
 
 impl Verdict {
     pub(crate) fn from_rules(
-        robots: &RobotsTxt,
+        rules: &AgentRules,
         url: &str,
-        tokens: &[&str],
         source: RulesSource,
         valid_for: Option<Duration>,
     ) -> Verdict {
-        let rules = robots.rules_for(tokens);
         let explanation = rules.check(url).explain();
         Verdict {
             allowed: explanation.allowed,

@@ -9,6 +9,7 @@ use std::time::Duration;
 use fetch::{
     CacheLimits, RobotsCache, RobotsFetch, RobotsOutcome, RobotsSource, RulesSource, Url,
     Validators, DEFAULT_CACHE_LIFETIME, FIRST_RETRY_DELAY, MAX_RETRY_AFTER, MAX_STALE,
+    MAX_TOKEN_LISTS_PER_COPY,
 };
 use tokio::time::{advance, Instant};
 
@@ -366,6 +367,33 @@ async fn one_copy_serves_every_token() {
             .unwrap()
             .allowed
     );
+    assert_eq!(script.calls().len(), 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn rules_kept_per_token_list_stay_right_beyond_the_bound() {
+    let script = Script::new([ok()]);
+    let cache = RobotsCache::new(script.clone());
+    let photos = page("/photos/1");
+    let private = page("/private");
+    // More token lists than one copy keeps ready, asked for twice over: each answer must
+    // still come from the right group, rebuilt or kept.
+    let lists: Vec<Vec<String>> = (0..MAX_TOKEN_LISTS_PER_COPY + 3)
+        .map(|i| {
+            vec![
+                format!("Other{}", "x".repeat(i)),
+                "JittyBot-Image".to_owned(),
+            ]
+        })
+        .collect();
+    for _ in 0..2 {
+        for list in &lists {
+            let tokens: Vec<&str> = list.iter().map(String::as_str).collect();
+            assert!(!cache.check(&photos, &tokens).await.unwrap().allowed);
+            assert!(cache.check(&private, &tokens).await.unwrap().allowed);
+        }
+        assert!(!cache.check(&private, TOKENS).await.unwrap().allowed);
+    }
     assert_eq!(script.calls().len(), 1);
 }
 
