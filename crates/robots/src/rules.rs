@@ -386,6 +386,8 @@ struct Matcher {
     /// The canonical body in the arena.
     body: (u32, u32),
     shape: Shape,
+    /// A literal rule of at most eight bytes: `head` is the whole pattern.
+    head_is_pattern: bool,
 }
 
 impl Index {
@@ -402,6 +404,7 @@ impl Index {
                     order: rule.order_key(),
                     body: rule.body,
                     head: Fingerprint::of(body, shape.head_len(body)),
+                    head_is_pattern: !shape.has_wildcard() && body.len() <= 8,
                     needs: if shape.has_wildcard() {
                         byte_set(body)
                     } else {
@@ -530,7 +533,8 @@ impl AgentRules {
             .get_or_init(|| Index::build(&self.rules, self.canonical.as_bytes()));
         let mut best: Option<(u64, usize)> = None;
         let prefix = Fingerprint::of(path, 8).bytes;
-        let has = byte_set(path);
+        // Only wildcard rules need the path's byte set: worked out once, when first needed.
+        let mut has: Option<u64> = None;
         let canonical = self.canonical.as_bytes();
         let mut consider = |position: u32| {
             let position = position as usize;
@@ -538,13 +542,23 @@ impl AgentRules {
                 return;
             };
             if !matcher.head.admits(prefix)
-                || matcher.needs & !has != 0
                 || best.is_some_and(|(best_key, _)| matcher.order >= best_key)
             {
                 return;
             }
-            let body = &canonical[matcher.body.0 as usize..matcher.body.1 as usize];
-            if pattern::matches(body, matcher.shape, path) {
+            if matcher.needs != 0
+                && matcher.needs & !*has.get_or_insert_with(|| byte_set(path)) != 0
+            {
+                return;
+            }
+            let matched = if matcher.head_is_pattern {
+                // The fingerprint already compared the whole pattern.
+                !matcher.shape.anchored || path.len() == (matcher.body.1 - matcher.body.0) as usize
+            } else {
+                let body = &canonical[matcher.body.0 as usize..matcher.body.1 as usize];
+                pattern::matches(body, matcher.shape, path)
+            };
+            if matched {
                 best = Some((matcher.order, position));
             }
         };
