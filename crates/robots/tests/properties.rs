@@ -146,7 +146,7 @@ fn rule_list() -> impl Strategy<Value = Vec<(RuleKind, String)>> {
             prop::sample::select(vec![RuleKind::Allow, RuleKind::Disallow]),
             pattern(),
         ),
-        0..8,
+        0..24, // more than 8 rules also exercises the bucketed index
     )
 }
 
