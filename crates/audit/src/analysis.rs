@@ -1007,7 +1007,8 @@ pub fn analyze_file(body: &[u8], page: Option<&str>) -> Analysis {
     }
 }
 
-fn summary_of(robots: &RobotsTxt) -> FileSummary {
+/// The shape of a parsed file, as reported.
+pub(crate) fn summary_of(robots: &RobotsTxt) -> FileSummary {
     FileSummary {
         bytes: robots.bytes_total(),
         bytes_read: robots.bytes_read(),

@@ -145,14 +145,7 @@ pub fn audit_robots_txt(body: &[u8], context: &FileContext<'_>) -> FileAudit {
         findings,
         omitted,
         crawlers,
-        summary: FileSummary {
-            bytes: robots.bytes_total(),
-            bytes_read: robots.bytes_read(),
-            lines: robots.line_count(),
-            groups: robots.groups().len(),
-            rules: robots.groups().iter().map(|group| group.rules.len()).sum(),
-            sitemaps: robots.sitemaps().iter().map(|s| s.url.clone()).collect(),
-        },
+        summary: crate::analysis::summary_of(&robots),
     }
 }
 
