@@ -42,6 +42,7 @@ async fn a_disallowed_url_exits_1_and_prints_the_reason() {
         "{text}"
     );
     assert!(text.contains("https://shop.test/sitemap.xml"), "{text}");
+    assert!(text.contains("(whole file)"), "{text}");
     assert_eq!(web.requests_to("shop.test", "/robots.txt").len(), 1);
     assert!(web.requests_to("shop.test", "/cart/1").is_empty());
 }
@@ -91,6 +92,27 @@ async fn private_addresses_are_refused_without_the_opt_in() {
         web.requests().is_empty(),
         "no request may reach a refused address"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn redirects_and_a_cut_file_are_reported() {
+    let web = TestWeb::start().await;
+    let big = format!(
+        "User-agent: *\nDisallow: /early\n{}",
+        "# padding\n".repeat(60_000)
+    );
+    web.site("moved.test")
+        .path("/robots.txt")
+        .respond(Reply::redirect(301, "/files/robots.txt"));
+    web.site("moved.test")
+        .path("/files/robots.txt")
+        .respond(Reply::robots_txt(&big));
+    let output = jittybot(robots_args(&web, "moved.test", "/early", &[])).await;
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(text.contains("redirect:") && text.contains("301"), "{text}");
+    assert!(text.contains("cut at 512000 bytes"), "{text}");
+    assert!(text.contains("line 2: Disallow: /early"), "{text}");
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -126,9 +126,12 @@ fn to_text(url: &url::Url, fetched: &RobotsFetch, verdict: &Verdict) -> String {
         );
     }
     let cut = if fetched.truncated {
-        format!(" (cut at {} bytes)", fetch::ROBOTS_TXT_MAX_BYTES)
+        format!(
+            " (cut at {} bytes; the rest was not read)",
+            fetch::ROBOTS_TXT_MAX_BYTES
+        )
     } else {
-        String::new()
+        " (whole file)".to_owned()
     };
     let _ = writeln!(text, "bytes read:  {}{cut}", fetched.bytes_read);
     match cache_lifetime(fetched) {
