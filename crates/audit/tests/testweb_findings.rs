@@ -1,0 +1,258 @@
+//! One crafted site on the test web for each finding that only a fetch can reveal, analysed
+//! through the real fetcher: the finding must be reported, with the site's own evidence.
+
+use audit::crawlers::BOT_TOKEN;
+use audit::{analyze, Analysis, CheckId};
+use fetch::{FetchConfig, Fetcher, ResolvePin};
+use testweb::{Reply, TestWeb};
+
+const URLSET: &str = "<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"></urlset>";
+const GOOD_ROBOTS: &str = "User-agent: *\nDisallow: /admin/\n";
+
+/// A site: its robots.txt reply, and optionally the page's and the sitemap's.
+struct Site {
+    host: &'static str,
+    robots: Reply,
+    page: Option<Reply>,
+    sitemap: Option<Reply>,
+    /// Path of the analysed page.
+    page_path: &'static str,
+    expected: CheckId,
+}
+
+fn text(body: &str) -> Reply {
+    Reply::ok().header("Content-Type", "text/plain").body(body)
+}
+
+fn html(head: &str) -> Reply {
+    Reply::ok()
+        .header("Content-Type", "text/html")
+        .body(format!("<html><head>{head}</head><body>x</body></html>"))
+}
+
+fn with_sitemap(web: &TestWeb, host: &str, robots: &str) -> Reply {
+    text(&format!(
+        "{robots}\nSitemap: {}\n",
+        web.http_url(host, "/sitemap.xml")
+    ))
+}
+
+fn sites(web: &TestWeb) -> Vec<Site> {
+    let site = |host, robots, expected| Site {
+        host,
+        robots,
+        page: Some(html("")),
+        sitemap: None,
+        page_path: "/",
+        expected,
+    };
+    let mut sites = vec![
+        site(
+            "server-error.test",
+            Reply::status(503),
+            CheckId::FetchServerError,
+        ),
+        site(
+            "rate-limited.test",
+            Reply::status(429).header("Retry-After", "60"),
+            CheckId::FetchRateLimited,
+        ),
+        site("reset.test", Reply::reset(), CheckId::FetchUnreachable),
+        site(
+            "forbidden.test",
+            Reply::status(403),
+            CheckId::FetchForbidden,
+        ),
+        site(
+            "challenge.test",
+            Reply::status(403)
+                .header("cf-mitigated", "challenge")
+                .body("<html>Just a moment...</html>"),
+            CheckId::FetchChallenge,
+        ),
+        site("not-found.test", Reply::status(404), CheckId::FetchNotFound),
+        site(
+            "html.test",
+            Reply::ok().header("Content-Type", "text/html").body(
+                "<!DOCTYPE html><html><head><title>Home</title></head><body>Welcome</body></html>",
+            ),
+            CheckId::FetchHtml,
+        ),
+        site(
+            "content-type.test",
+            Reply::ok()
+                .header("Content-Type", "application/octet-stream")
+                .body(GOOD_ROBOTS),
+            CheckId::FetchContentType,
+        ),
+        site("empty.test", text(""), CheckId::FetchEmpty),
+        site(
+            "too-large.test",
+            text(&format!(
+                "User-agent: *\nDisallow: /a\n{}",
+                "# padding line\n".repeat(40_000)
+            )),
+            CheckId::FetchTooLarge,
+        ),
+        site(
+            "noindex-header.test",
+            text(GOOD_ROBOTS).header("X-Robots-Tag", "noindex"),
+            CheckId::FetchRobotsNoindex,
+        ),
+        site(
+            "loop.test",
+            Reply::redirect(301, "/robots.txt"),
+            CheckId::FetchTooManyRedirects,
+        ),
+        site(
+            "elsewhere.test",
+            Reply::redirect(301, &web.http_url("other-host.test", "/robots.txt")),
+            CheckId::FetchRedirectOtherHost,
+        ),
+        site("no-sitemap.test", text(GOOD_ROBOTS), CheckId::SitemapNone),
+    ];
+    sites.push(Site {
+        page: Some(html("<meta name=\"robots\" content=\"noindex, nofollow\">")),
+        ..site("noindex-page.test", text(GOOD_ROBOTS), CheckId::PageNoindex)
+    });
+    sites.push(Site {
+        page: Some(html("<meta name=\"robots\" content=\"index, noindex\">")),
+        ..site("conflict.test", text(GOOD_ROBOTS), CheckId::PageConflict)
+    });
+    sites.push(Site {
+        page: Some(html("<meta name=\"robots\" content=\"nofolow\">")),
+        ..site(
+            "invalid-directive.test",
+            text(GOOD_ROBOTS),
+            CheckId::PageInvalidDirective,
+        )
+    });
+    sites.push(Site {
+        page: Some(Reply::status(500)),
+        ..site(
+            "page-error.test",
+            text(GOOD_ROBOTS),
+            CheckId::PageUnreachable,
+        )
+    });
+    sites.push(Site {
+        page_path: "/admin/settings",
+        ..site(
+            "page-disallowed.test",
+            text(GOOD_ROBOTS),
+            CheckId::LogicPageDisallowed,
+        )
+    });
+    sites.push(Site {
+        sitemap: Some(Reply::status(404)),
+        ..site(
+            "sitemap-missing.test",
+            with_sitemap(web, "sitemap-missing.test", GOOD_ROBOTS),
+            CheckId::SitemapUnreachable,
+        )
+    });
+    sites.push(Site {
+        sitemap: Some(html("<title>Not a sitemap</title>")),
+        ..site(
+            "sitemap-html.test",
+            with_sitemap(web, "sitemap-html.test", GOOD_ROBOTS),
+            CheckId::SitemapNotASitemap,
+        )
+    });
+    sites.push(Site {
+        sitemap: Some(Reply::ok().body(URLSET)),
+        ..site(
+            "sitemap-blocked.test",
+            with_sitemap(
+                web,
+                "sitemap-blocked.test",
+                "User-agent: *\nDisallow: /sitemap.xml\n",
+            ),
+            CheckId::SitemapDisallowed,
+        )
+    });
+    sites
+}
+
+fn fetcher(web: &TestWeb, sites: &[Site]) -> Fetcher {
+    let mut config = FetchConfig::new(BOT_TOKEN, "https://robotstxtparser.example/bot");
+    config.allow_private_addresses = true;
+    let hosts = sites
+        .iter()
+        .map(|site| site.host)
+        .chain(["other-host.test"]);
+    for host in hosts {
+        for pin in web.pins(host) {
+            config.resolve.push(pin.parse::<ResolvePin>().expect("pin"));
+        }
+    }
+    Fetcher::new(config).expect("fetcher")
+}
+
+fn ids(analysis: &Analysis) -> Vec<CheckId> {
+    analysis.findings.iter().map(|finding| finding.id).collect()
+}
+
+#[tokio::test]
+async fn each_crafted_site_shows_its_finding() {
+    let web = TestWeb::start().await;
+    let sites = sites(&web);
+    for site in &sites {
+        let host = web.site(site.host);
+        host.path("/robots.txt").respond(site.robots.clone());
+        if let Some(page) = &site.page {
+            host.path(site.page_path).respond(page.clone());
+        }
+        if let Some(sitemap) = &site.sitemap {
+            host.path("/sitemap.xml").respond(sitemap.clone());
+        }
+    }
+    web.site("other-host.test")
+        .path("/robots.txt")
+        .respond(text(GOOD_ROBOTS));
+    let fetcher = fetcher(&web, &sites);
+    let mut missing = Vec::new();
+    for site in &sites {
+        let url = web.http_url(site.host, site.page_path);
+        let analysis = analyze(&fetcher, &url).await.expect("the analysis runs");
+        if !ids(&analysis).contains(&site.expected) {
+            missing.push(format!(
+                "{}: expected {:?}, got {:?}",
+                site.host,
+                site.expected,
+                ids(&analysis)
+            ));
+        }
+    }
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
+}
+
+#[tokio::test]
+async fn a_site_that_stops_the_bot_gets_no_further_requests() {
+    let web = TestWeb::start().await;
+    for host in ["server-error.test", "rate-limited.test"] {
+        let status = if host.starts_with("server") { 503 } else { 429 };
+        web.site(host)
+            .path("/robots.txt")
+            .respond(Reply::status(status));
+        web.site(host).path("/").respond(html(""));
+    }
+    let mut config = FetchConfig::new(BOT_TOKEN, "https://robotstxtparser.example/bot");
+    config.allow_private_addresses = true;
+    for host in ["server-error.test", "rate-limited.test"] {
+        for pin in web.pins(host) {
+            config.resolve.push(pin.parse::<ResolvePin>().expect("pin"));
+        }
+    }
+    let fetcher = Fetcher::new(config).expect("fetcher");
+    for host in ["server-error.test", "rate-limited.test"] {
+        analyze(&fetcher, &web.http_url(host, "/"))
+            .await
+            .expect("the analysis runs");
+        assert!(
+            web.requests_to(host, "/").is_empty(),
+            "{host}: page requested"
+        );
+        assert_eq!(web.requests_to(host, "/robots.txt").len(), 1, "{host}");
+    }
+}
