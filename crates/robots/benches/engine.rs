@@ -11,11 +11,15 @@
 
 use std::hint::black_box;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::{Path, PathBuf};
+
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use robots::{AgentRules, RobotsTxt};
+
+#[path = "../tests/support/corpus.rs"]
+mod support;
+use support::corpus_files;
 
 const TOKEN: &str = "JittyBot";
 const URLS_PER_FILE: usize = 16;
@@ -27,13 +31,6 @@ struct CorpusFile {
     /// The body as UTF-8 (lossy), for the peer that only takes `&str`.
     text: String,
     urls: Vec<String>,
-}
-
-fn corpus_dir() -> PathBuf {
-    match std::env::var_os("JITTYBOT_CORPUS_DIR") {
-        Some(dir) => PathBuf::from(dir).join("robots"),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/robots"),
-    }
 }
 
 /// URLs that exercise a file's own rules: each pattern with `*` filled in and `$` dropped.
@@ -66,21 +63,7 @@ fn urls_for(body: &[u8]) -> Vec<String> {
 }
 
 fn load_corpus() -> Vec<CorpusFile> {
-    let dir = corpus_dir();
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("corpus {} missing: {e}", dir.display()))
-        .filter_map(Result::ok)
-        .map(|entry| entry.path())
-        .filter(|path| {
-            let name = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or_default();
-            name != "SOURCES.tsv" && name != "README.md"
-        })
-        .collect();
-    paths.sort();
-    paths
+    corpus_files("robots")
         .into_iter()
         .map(|path| {
             let body = std::fs::read(&path).unwrap_or_default();

@@ -9,6 +9,9 @@
 //! Engines: `jittybot`, `robotstxt`, `texting_robots`; workloads: `parse`, `check`.
 use std::hint::black_box;
 
+#[path = "../tests/support/corpus.rs"]
+mod support;
+
 fn main() {
     let engine = std::env::args().nth(1).unwrap_or_default();
     let workload = std::env::args().nth(2).unwrap_or_default();
@@ -16,14 +19,10 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(1);
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/robots");
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).expect("corpus") {
-        let path = entry.expect("entry").path();
-        if path.extension().is_none_or(|e| e != "tsv" && e != "md") {
-            files.push(std::fs::read(&path).expect("file"));
-        }
-    }
+    let files: Vec<Vec<u8>> = support::corpus_files("robots")
+        .iter()
+        .map(|path| std::fs::read(path).expect("readable corpus file"))
+        .collect();
     let texts: Vec<String> = files
         .iter()
         .map(|f| String::from_utf8_lossy(f).into_owned())

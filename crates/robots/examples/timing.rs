@@ -1,20 +1,18 @@
 //! Quick ratios while optimising (the benchmark is `cargo bench -p robots --bench engine`):
-//! `cargo run --release -p robots --example timing [parse|check] [CORPUS_DIR]`.
+//! `cargo run --release -p robots --example timing [parse|check]` (corpus directory:
+//! `JITTYBOT_CORPUS_DIR`, as for the tests).
 use std::hint::black_box;
+
+#[path = "../tests/support/corpus.rs"]
+mod support;
 use std::time::Instant;
 
 fn main() {
     let mode = std::env::args().nth(1).unwrap_or_default();
-    let dir = std::env::args().nth(2).unwrap_or_else(|| {
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/robots").into()
-    });
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(&dir).expect("corpus directory") {
-        let path = entry.expect("directory entry").path();
-        if path.extension().is_none_or(|e| e != "tsv" && e != "md") {
-            files.push(std::fs::read(&path).expect("readable file"));
-        }
-    }
+    let files: Vec<Vec<u8>> = support::corpus_files("robots")
+        .iter()
+        .map(|path| std::fs::read(path).expect("readable corpus file"))
+        .collect();
     let texts: Vec<String> = files
         .iter()
         .map(|f| String::from_utf8_lossy(f).into_owned())

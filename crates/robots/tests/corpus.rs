@@ -4,10 +4,14 @@
 //! or a blow-up (it is a generous ceiling for a debug build, not a speed target: speed is
 //! measured by the benchmarks).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use robots::{AgentRules, RobotsTxt};
+
+#[path = "support/corpus.rs"]
+mod support;
+use support::corpus_files;
 
 /// A file taking longer than this (debug build, loaded machine) means something is wrong.
 const PER_FILE_CEILING: Duration = Duration::from_secs(20);
@@ -22,40 +26,6 @@ const PROBES: &[&str] = &[
     "https://example.com/a/b/c/d/e/f/g/h/i/j/k.pdf",
     "/robots.txt",
 ];
-
-/// `shared/corpus/<name>`, beside the repository (override with `JITTYBOT_CORPUS_DIR`).
-fn corpus_dir(name: &str) -> PathBuf {
-    match std::env::var_os("JITTYBOT_CORPUS_DIR") {
-        Some(dir) => PathBuf::from(dir).join(name),
-        None => Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../../shared/corpus")
-            .join(name),
-    }
-}
-
-fn corpus_files(name: &str) -> Vec<PathBuf> {
-    let dir = corpus_dir(name);
-    let entries = std::fs::read_dir(&dir).unwrap_or_else(|error| {
-        panic!(
-            "the corpus {} is missing ({error}); it ships in shared/corpus beside the repository, \
-             or set JITTYBOT_CORPUS_DIR",
-            dir.display()
-        )
-    });
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|entry| entry.path())
-        .filter(|path| {
-            let name = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or_default();
-            path.is_file() && name != "SOURCES.tsv" && name != "README.md"
-        })
-        .collect();
-    files.sort();
-    files
-}
 
 fn sweep(name: &str, minimum_files: usize) {
     let files = corpus_files(name);
