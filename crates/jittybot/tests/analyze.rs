@@ -1,36 +1,15 @@
 //! `jittybot analyze`, run as a user runs it: offline on a file, and against the test web.
 
-use std::process::{Output, Stdio};
+mod common;
 
+use common::{jittybot, reach};
 use testweb::{Reply, TestWeb};
-use tokio::io::AsyncWriteExt;
-
-async fn jittybot(args: Vec<String>, stdin: Option<&str>) -> Output {
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_jittybot"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("jittybot runs");
-    let mut input = child.stdin.take().expect("stdin");
-    if let Some(text) = stdin {
-        // A usage error exits before reading: a broken pipe is then expected.
-        let _ = input.write_all(text.as_bytes()).await;
-    }
-    drop(input);
-    child.wait_with_output().await.expect("jittybot exits")
-}
-
-fn args(list: &[&str]) -> Vec<String> {
-    list.iter().map(|s| (*s).to_owned()).collect()
-}
 
 const TYPO: &str = "User-agent: *\nDissallow: /private\nDisallow: /tmp/\n";
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_pasted_file_is_audited_offline_and_scored() {
-    let output = jittybot(args(&["analyze", "--file", "-", "--json"]), Some(TYPO)).await;
+    let output = jittybot(&["analyze", "--file", "-", "--json"], Some(TYPO));
     assert_eq!(
         output.status.code(),
         Some(0),
@@ -53,7 +32,7 @@ async fn a_pasted_file_is_audited_offline_and_scored() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_readable_summary_leads_with_grade_and_score() {
-    let output = jittybot(args(&["analyze", "--file", "-"]), Some(TYPO)).await;
+    let output = jittybot(&["analyze", "--file", "-"], Some(TYPO));
     assert_eq!(output.status.code(), Some(0));
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(text.contains("Grade ") && text.contains("Score "), "{text}");
@@ -83,13 +62,9 @@ async fn a_site_is_fetched_as_the_bot_does_it() {
         "analyze".to_owned(),
         web.http_url("site.test", "/page"),
         "--json".to_owned(),
-        "--allow-private-addresses".to_owned(),
     ];
-    for pin in web.pins("site.test") {
-        list.push("--resolve".to_owned());
-        list.push(pin);
-    }
-    let output = jittybot(list, None).await;
+    list.extend(reach(&web, "site.test"));
+    let output = jittybot(&list, None);
     assert_eq!(
         output.status.code(),
         Some(0),
@@ -112,8 +87,8 @@ async fn a_site_is_fetched_as_the_bot_does_it() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn it_exits_2_when_it_cannot_run() {
-    let missing = jittybot(args(&["analyze", "--file", "/no/such/robots.txt"]), None).await;
+    let missing = jittybot(&["analyze", "--file", "/no/such/robots.txt"], None);
     assert_eq!(missing.status.code(), Some(2));
-    let bad = jittybot(args(&["analyze", "ftp://example.com/"]), None).await;
+    let bad = jittybot(&["analyze", "ftp://example.com/"], None);
     assert_eq!(bad.status.code(), Some(2));
 }

@@ -1,7 +1,8 @@
 //! `jittybot check`, run as a user runs it.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod common;
+
+use common::{jittybot, stdout};
 
 const ROBOTS: &str = "User-agent: *\nDisallow: /private\n\nUser-agent: JittyBot\nCrawl-delay: 2.5\nDisallow: /search\nAllow: /search/help\n\nUser-agent: JittyBot-Image\nDisallow: /photos/\nDissallow: /typo\n";
 
@@ -30,31 +31,6 @@ mod tempfile_path {
             let _ = std::fs::remove_file(&self.0);
         }
     }
-}
-
-fn jittybot(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_jittybot"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("jittybot runs");
-    if let Some(input) = stdin {
-        // A usage error exits before reading: a broken pipe is then expected.
-        let _ = child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(input.as_bytes());
-    } else {
-        drop(child.stdin.take());
-    }
-    child.wait_with_output().expect("jittybot exits")
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
 #[test]

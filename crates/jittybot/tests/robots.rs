@@ -1,27 +1,13 @@
 //! `jittybot robots` against the test web: the binary run as a user runs it.
 
-use std::process::Output;
+mod common;
 
+use common::{jittybot, reach};
 use testweb::{Reply, TestWeb};
 
-async fn jittybot(args: Vec<String>) -> Output {
-    tokio::process::Command::new(env!("CARGO_BIN_EXE_jittybot"))
-        .args(args)
-        .output()
-        .await
-        .expect("jittybot runs")
-}
-
 fn robots_args(web: &TestWeb, host: &str, path: &str, extra: &[&str]) -> Vec<String> {
-    let mut args = vec![
-        "robots".to_owned(),
-        web.http_url(host, path),
-        "--allow-private-addresses".to_owned(),
-    ];
-    for pin in web.pins(host) {
-        args.push("--resolve".to_owned());
-        args.push(pin);
-    }
+    let mut args = vec!["robots".to_owned(), web.http_url(host, path)];
+    args.extend(reach(web, host));
     args.extend(extra.iter().map(|s| (*s).to_owned()));
     args
 }
@@ -34,7 +20,7 @@ async fn a_disallowed_url_exits_1_and_prints_the_reason() {
         .respond(Reply::robots_txt(
             "User-agent: JittyBot\nDisallow: /cart\n\nSitemap: https://shop.test/sitemap.xml\n",
         ));
-    let output = jittybot(robots_args(&web, "shop.test", "/cart/1", &[])).await;
+    let output = jittybot(&robots_args(&web, "shop.test", "/cart/1", &[]), None);
     let text = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(1), "{text}");
     assert!(
@@ -53,7 +39,10 @@ async fn json_reports_outcome_status_and_decision() {
     web.site("open.test")
         .path("/robots.txt")
         .respond(Reply::status(404));
-    let output = jittybot(robots_args(&web, "open.test", "/anything", &["--json"])).await;
+    let output = jittybot(
+        &robots_args(&web, "open.test", "/anything", &["--json"]),
+        None,
+    );
     assert_eq!(output.status.code(), Some(0));
     let report: serde_json::Value =
         serde_json::from_slice(&output.stdout).expect("one JSON object");
@@ -72,7 +61,7 @@ async fn a_server_error_disallows_everything() {
     web.site("down.test")
         .path("/robots.txt")
         .respond(Reply::status(503));
-    let output = jittybot(robots_args(&web, "down.test", "/", &[])).await;
+    let output = jittybot(&robots_args(&web, "down.test", "/", &[]), None);
     assert_eq!(output.status.code(), Some(1));
     let text = String::from_utf8_lossy(&output.stdout).to_lowercase();
     assert!(text.contains("unreachable"), "{text}");
@@ -86,7 +75,7 @@ async fn private_addresses_are_refused_without_the_opt_in() {
         .respond(Reply::robots_txt("User-agent: *\nAllow: /\n"));
     let mut args = robots_args(&web, "inside.test", "/", &[]);
     args.retain(|arg| arg != "--allow-private-addresses");
-    let output = jittybot(args).await;
+    let output = jittybot(&args, None);
     assert_ne!(output.status.code(), Some(0));
     assert!(
         web.requests().is_empty(),
@@ -107,7 +96,7 @@ async fn redirects_and_a_cut_file_are_reported() {
     web.site("moved.test")
         .path("/files/robots.txt")
         .respond(Reply::robots_txt(&big));
-    let output = jittybot(robots_args(&web, "moved.test", "/early", &[])).await;
+    let output = jittybot(&robots_args(&web, "moved.test", "/early", &[]), None);
     let text = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(1), "{text}");
     assert!(text.contains("redirect:") && text.contains("301"), "{text}");
@@ -117,6 +106,6 @@ async fn redirects_and_a_cut_file_are_reported() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_bad_url_exits_2() {
-    let output = jittybot(vec!["robots".into(), "ftp://example.com/".into()]).await;
+    let output = jittybot(&["robots", "ftp://example.com/"], None);
     assert_eq!(output.status.code(), Some(2));
 }
