@@ -495,14 +495,9 @@ fn origin_key(url: &Url) -> String {
     url.origin().ascii_serialization()
 }
 
+/// The robots.txt that governs `url` (its scheme, host and port), as the fetcher scopes it.
 fn robots_url_of(url: &Url) -> Option<Url> {
-    let mut robots = url.clone();
-    robots.set_path("/robots.txt");
-    robots.set_query(None);
-    robots.set_fragment(None);
-    let _ = robots.set_username("");
-    let _ = robots.set_password(None);
-    Some(robots).filter(|robots| robots.host_str().is_some())
+    fetch::robots_txt_url(url).ok()
 }
 
 fn bot_rules(rules: &HostRules) -> Option<AgentRules> {
