@@ -19,10 +19,7 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(1);
-    let files: Vec<Vec<u8>> = support::corpus_files("robots")
-        .iter()
-        .map(|path| std::fs::read(path).expect("readable corpus file"))
-        .collect();
+    let files = support::corpus_bodies("robots");
     let texts: Vec<String> = files
         .iter()
         .map(|f| String::from_utf8_lossy(f).into_owned())

@@ -9,10 +9,7 @@ use std::time::Instant;
 
 fn main() {
     let mode = std::env::args().nth(1).unwrap_or_default();
-    let files: Vec<Vec<u8>> = support::corpus_files("robots")
-        .iter()
-        .map(|path| std::fs::read(path).expect("readable corpus file"))
-        .collect();
+    let files = support::corpus_bodies("robots");
     let texts: Vec<String> = files
         .iter()
         .map(|f| String::from_utf8_lossy(f).into_owned())

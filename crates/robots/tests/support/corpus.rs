@@ -38,3 +38,15 @@ pub fn corpus_files(name: &str) -> Vec<PathBuf> {
     files.sort();
     files
 }
+
+/// The bytes of every file of [`corpus_files`].
+#[allow(dead_code)] // used by the examples, not by every includer
+pub fn corpus_bodies(name: &str) -> Vec<Vec<u8>> {
+    corpus_files(name)
+        .iter()
+        .map(|path| {
+            std::fs::read(path)
+                .unwrap_or_else(|error| panic!("cannot read {}: {error}", path.display()))
+        })
+        .collect()
+}
