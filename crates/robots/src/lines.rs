@@ -50,51 +50,6 @@ pub(crate) fn prepare(input: &[u8]) -> Prepared<'_> {
     }
 }
 
-/// Iterates over lines ended by CR, LF or CRLF, numbered from 1.
-pub(crate) struct Lines<'a> {
-    rest: &'a [u8],
-    number: usize,
-    done: bool,
-}
-
-impl<'a> Lines<'a> {
-    pub(crate) fn new(body: &'a [u8]) -> Self {
-        Lines {
-            rest: body,
-            number: 0,
-            done: body.is_empty(),
-        }
-    }
-}
-
-impl<'a> Iterator for Lines<'a> {
-    type Item = (usize, &'a [u8]);
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
-            return None;
-        }
-        self.number += 1;
-        match memchr2(b'\r', b'\n', self.rest) {
-            Some(end) => {
-                let line = &self.rest[..end];
-                let skip = if self.rest[end] == b'\r' && self.rest.get(end + 1) == Some(&b'\n') {
-                    2
-                } else {
-                    1
-                };
-                self.rest = &self.rest[end + skip..];
-                self.done = self.rest.is_empty();
-                Some((self.number, line))
-            }
-            None => {
-                self.done = true;
-                Some((self.number, self.rest))
-            }
-        }
-    }
-}
-
 /// What one line says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Directive<'a> {
@@ -300,7 +255,9 @@ mod tests {
     use super::*;
 
     fn lines(body: &[u8]) -> Vec<(usize, &[u8])> {
-        Lines::new(body).collect()
+        Directives::new(body)
+            .map(|(number, line, _)| (number, line))
+            .collect()
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The grouping state machine, shared by the full parse and the one-crawler parse.
 
 use crate::diagnostics::{Diagnostic, DiagnosticKind};
-use crate::lines::{self, Directive, Directives, Lines, Product};
+use crate::lines::{self, Directive, Directives, Product};
 use crate::rules::{AgentRules, AgentRulesBuilder, CrawlDelay, GroupSelection, Rule, RuleKind};
 use crate::{Group, RobotsTxt, Sitemap, UserAgent, UserAgentProduct};
 
@@ -15,6 +15,8 @@ trait Sink<'a> {
     fn crawl_delay(&mut self, line: usize, raw: &'a [u8], value: &'a [u8]);
     /// Everything else, including rules and delays outside any group.
     fn other(&mut self, line: usize, raw: &'a [u8], directive: Directive<'a>, in_group: bool);
+    /// Every line, before what it says is reported.
+    fn line(&mut self, _line: usize, _raw: &'a [u8]) {}
 }
 
 /// Drives `sink` over `body`: user-agent lines open a group unless they follow another
@@ -25,6 +27,7 @@ fn walk<'a>(body: &'a [u8], sink: &mut impl Sink<'a>) {
     let mut in_group = false;
     let mut collecting_agents = false;
     for (number, raw, directive) in Directives::new(body) {
+        sink.line(number, raw);
         match directive {
             Directive::UserAgent(value) => {
                 sink.user_agent(number, raw, value, !collecting_agents);
@@ -86,6 +89,8 @@ struct FullSink {
     groups: Vec<Group>,
     sitemaps: Vec<Sitemap>,
     diagnostics: Vec<Diagnostic>,
+    /// The number of the last line read.
+    last_line: usize,
 }
 
 impl FullSink {
@@ -95,6 +100,13 @@ impl FullSink {
 }
 
 impl<'a> Sink<'a> for FullSink {
+    fn line(&mut self, line: usize, raw: &'a [u8]) {
+        self.last_line = line;
+        if std::str::from_utf8(raw).is_err() {
+            self.report(line, DiagnosticKind::InvalidUtf8, raw);
+        }
+    }
+
     fn user_agent(&mut self, line: usize, raw: &'a [u8], value: &'a [u8], new_group: bool) {
         if new_group || self.groups.is_empty() {
             self.groups.push(Group {
@@ -228,18 +240,13 @@ pub(crate) fn parse_full(input: &[u8]) -> RobotsTxt {
         groups: Vec::new(),
         sitemaps: Vec::new(),
         diagnostics: Vec::new(),
+        last_line: 0,
     };
     if prepared.had_bom {
         sink.report(1, DiagnosticKind::ByteOrderMark, b"");
     }
     walk(prepared.body, &mut sink);
-    let mut last_line = 0;
-    for (number, raw) in Lines::new(prepared.body) {
-        last_line = number;
-        if std::str::from_utf8(raw).is_err() {
-            sink.report(number, DiagnosticKind::InvalidUtf8, raw);
-        }
-    }
+    let last_line = sink.last_line;
     if prepared.cut_line {
         sink.report(last_line + 1, DiagnosticKind::LineCutByLimit, b"");
     }
