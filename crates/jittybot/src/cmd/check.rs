@@ -36,11 +36,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         validate_url(url)?;
     }
     let mut out = std::io::stdout().lock();
-    if args.diagnostics {
-        print_diagnostics(&RobotsTxt::parse(&body), args.json, &mut out)?;
-    }
     let tokens: Vec<&str> = args.agents.iter().map(String::as_str).collect();
-    let rules = AgentRules::parse(&body, &tokens);
+    // With diagnostics the whole file is parsed anyway: take the rules from that one parse.
+    let rules = if args.diagnostics {
+        let robots = RobotsTxt::parse(&body);
+        print_diagnostics(&robots, args.json, &mut out)?;
+        robots.rules_for(&tokens)
+    } else {
+        AgentRules::parse(&body, &tokens)
+    };
     let crawl_delay = rules.crawl_delay().map(|delay| delay.seconds);
     let mut any_disallowed = false;
     for url in &args.urls {
