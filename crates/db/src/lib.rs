@@ -1,0 +1,84 @@
+//! Store plumbing shared by JittyBot's crawler (`crates/crawl`) and RobotsTxtParser's service:
+//! one way to open a store, run its versioned migrations and hold leases, on two backends.
+//!
+//! - [`DbTarget`] parses `--db`: a `postgres://` (or `postgresql://`) URL, else a SQLite file
+//!   path (created on first open, WAL journal).
+//! - [`Db::open`] connects and runs every [`Schema`]'s pending [`Migration`]s, recording each
+//!   in the `db_migrations` table; a store written by a newer build is refused.
+//! - Leases: [`Db::claim`] takes unleased (or expired) rows of a table with `FOR UPDATE SKIP
+//!   LOCKED` on PostgreSQL and inside a `BEGIN IMMEDIATE` transaction on SQLite; a lease that
+//!   is not renewed ([`Db::renew`]) expires, so the work of a dead process is taken over.
+//!   [`Db::try_lease`] is the same for one named singleton (a scheduler, maintenance).
+//! - With the `testing` feature, [`testing`] runs one test body against both backends, each
+//!   PostgreSQL test in its own fresh schema.
+//!
+//! Times in stores are integer milliseconds since the Unix epoch ([`millis`]), the same on
+//! both backends.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod error;
+mod lease;
+mod migrate;
+mod open;
+#[cfg(feature = "testing")]
+pub mod testing;
+
+pub use error::DbError;
+pub use lease::{Holder, Lease, LeaseTable};
+pub use migrate::{Migration, Schema, MIGRATIONS_TABLE};
+pub use open::{Backend, Db, DbTarget, POSTGRES_POOL_SIZE, SQLITE_BUSY_TIMEOUT, SQLITE_POOL_SIZE};
+
+/// Re-exported so crates on top name the same sqlx version.
+pub use sqlx;
+
+/// Run the same expression on whichever pool `db` holds: `with_pool!(db, pool => expr)`. The
+/// expression is compiled once per backend, so query builders infer each backend's types; it
+/// must yield the same type in both.
+#[macro_export]
+macro_rules! with_pool {
+    ($db:expr, $pool:ident => $body:expr) => {
+        match $db {
+            $crate::Db::Sqlite($pool) => $body,
+            $crate::Db::Postgres($pool) => $body,
+        }
+    };
+}
+
+/// A wall-clock time as stored: milliseconds since the Unix epoch.
+pub fn millis(t: jiff::Timestamp) -> i64 {
+    t.as_millisecond()
+}
+
+/// The inverse of [`millis`]; out-of-range values clamp to jiff's limits.
+pub fn from_millis(ms: i64) -> jiff::Timestamp {
+    jiff::Timestamp::from_millisecond(ms).unwrap_or(if ms < 0 {
+        jiff::Timestamp::MIN
+    } else {
+        jiff::Timestamp::MAX
+    })
+}
+
+#[cfg(test)]
+mod send_checks {
+    fn is_send<T: Send>(_: T) {}
+
+    /// `tokio::spawn` needs these futures to be `Send`; sqlx's executors make that easy to
+    /// break (see the migration runner), so the compiler checks it here.
+    #[allow(dead_code)]
+    fn futures_are_send(db: crate::Db, t: crate::DbTarget, h: crate::Holder) {
+        let lease = crate::Lease {
+            holder: &h,
+            now: jiff::Timestamp::now(),
+            ttl: std::time::Duration::ZERO,
+        };
+        is_send(crate::Db::open(&t, &[]));
+        is_send(db.try_lease("x", &lease));
+        let table = crate::LeaseTable {
+            table: "t",
+            key: "k",
+        };
+        is_send(db.claim(table, "1=1", "k", 1, &lease));
+    }
+}

@@ -1,0 +1,180 @@
+//! Opening a store: the `--db` value, the two backends, connection settings.
+
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
+
+use crate::migrate::{self, Schema};
+use crate::DbError;
+
+/// How long a SQLite connection waits for another writer before giving up with "busy".
+pub const SQLITE_BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+/// Connections kept to a SQLite file. Writers are serialised by SQLite anyway (WAL allows
+/// readers beside the one writer), so a few suffice.
+pub const SQLITE_POOL_SIZE: u32 = 4;
+/// Connections kept to a PostgreSQL server by one process.
+pub const POSTGRES_POOL_SIZE: u32 = 8;
+
+/// Which kind of store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// An embedded SQLite file.
+    Sqlite,
+    /// A PostgreSQL server.
+    Postgres,
+}
+
+/// Where a store is, as given by `--db`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DbTarget {
+    /// A SQLite file, created on first open.
+    Sqlite(PathBuf),
+    /// A PostgreSQL URL (`postgres://user@host:port/db?options[search_path]=...`).
+    Postgres(String),
+}
+
+impl FromStr for DbTarget {
+    type Err = DbError;
+
+    /// `postgres://` or `postgresql://` URLs are PostgreSQL; anything else is a SQLite path
+    /// (a `sqlite:` prefix is accepted and removed).
+    fn from_str(value: &str) -> Result<Self, DbError> {
+        let bad = |reason| DbError::BadTarget {
+            value: value.to_string(),
+            reason,
+        };
+        if value.trim().is_empty() {
+            return Err(bad("empty"));
+        }
+        if value.chars().any(char::is_control) {
+            return Err(bad("contains control characters"));
+        }
+        let lower = value.to_ascii_lowercase();
+        if lower.starts_with("postgres://") || lower.starts_with("postgresql://") {
+            PgConnectOptions::from_str(value).map_err(|_| bad("not a valid PostgreSQL URL"))?;
+            return Ok(DbTarget::Postgres(value.to_string()));
+        }
+        if lower.contains("://") {
+            return Err(bad(
+                "only postgres:// URLs or SQLite file paths are supported",
+            ));
+        }
+        let path = value.strip_prefix("sqlite:").unwrap_or(value);
+        Ok(DbTarget::Sqlite(PathBuf::from(path)))
+    }
+}
+
+impl std::fmt::Display for DbTarget {
+    /// The target with any password removed, fit for logs and messages.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DbTarget::Sqlite(path) => write!(f, "{}", path.display()),
+            DbTarget::Postgres(url) => match url::Url::parse(url) {
+                Ok(mut parsed) => {
+                    if parsed.password().is_some() {
+                        // Cannot fail for a URL with a host, which a password implies.
+                        let _ = parsed.set_password(Some("***"));
+                    }
+                    write!(f, "{parsed}")
+                }
+                Err(_) => write!(f, "postgres://(unparsable URL)"),
+            },
+        }
+    }
+}
+
+impl DbTarget {
+    /// The backend this target names.
+    pub fn backend(&self) -> Backend {
+        match self {
+            DbTarget::Sqlite(_) => Backend::Sqlite,
+            DbTarget::Postgres(_) => Backend::Postgres,
+        }
+    }
+}
+
+/// An open store: a connection pool on one of the two backends.
+#[derive(Clone, Debug)]
+pub enum Db {
+    /// SQLite.
+    Sqlite(SqlitePool),
+    /// PostgreSQL.
+    Postgres(PgPool),
+}
+
+impl Db {
+    /// Connect to `target` (creating a SQLite file on first use) and bring every schema up to
+    /// date. Safe to call from several processes at once: migrations are serialised.
+    pub async fn open(target: &DbTarget, schemas: &[&Schema]) -> Result<Db, DbError> {
+        let connect = |source| DbError::Connect {
+            target: target.to_string(),
+            source,
+        };
+        let db = match target {
+            DbTarget::Sqlite(path) => {
+                let options = SqliteConnectOptions::new()
+                    .filename(path)
+                    .create_if_missing(true)
+                    .journal_mode(SqliteJournalMode::Wal)
+                    // NORMAL in WAL mode: a committed transaction survives a process crash
+                    // (kill -9); only an OS crash or power loss may lose the last commits.
+                    .synchronous(SqliteSynchronous::Normal)
+                    .busy_timeout(SQLITE_BUSY_TIMEOUT)
+                    .foreign_keys(true);
+                let pool = SqlitePoolOptions::new()
+                    .max_connections(SQLITE_POOL_SIZE)
+                    .connect_with(options)
+                    .await
+                    .map_err(connect)?;
+                Db::Sqlite(pool)
+            }
+            DbTarget::Postgres(url) => {
+                let options = PgConnectOptions::from_str(url).map_err(connect)?;
+                let pool = PgPoolOptions::new()
+                    .max_connections(POSTGRES_POOL_SIZE)
+                    .connect_with(options)
+                    .await
+                    .map_err(connect)?;
+                Db::Postgres(pool)
+            }
+        };
+        migrate::run(&db, schemas).await?;
+        Ok(db)
+    }
+
+    /// Which backend this is.
+    pub fn backend(&self) -> Backend {
+        match self {
+            Db::Sqlite(_) => Backend::Sqlite,
+            Db::Postgres(_) => Backend::Postgres,
+        }
+    }
+
+    /// Close every connection, waiting for them to be returned.
+    pub async fn close(&self) {
+        match self {
+            Db::Sqlite(pool) => pool.close().await,
+            Db::Postgres(pool) => pool.close().await,
+        }
+    }
+}
+
+/// The statement that starts a write transaction: on SQLite, `BEGIN IMMEDIATE` takes the write
+/// lock at once, so a transaction that reads then writes never fails on lock upgrade.
+pub(crate) const SQLITE_BEGIN_WRITE: &str = "BEGIN IMMEDIATE";
+
+impl Db {
+    /// Begin a write transaction on SQLite (`BEGIN IMMEDIATE`).
+    pub async fn sqlite_write(
+        pool: &SqlitePool,
+    ) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, DbError> {
+        pool.begin_with(SQLITE_BEGIN_WRITE)
+            .await
+            .map_err(DbError::query("begin write transaction"))
+    }
+}
