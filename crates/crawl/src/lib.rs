@@ -9,3 +9,4 @@ pub mod normal;
 pub mod origins;
 pub mod site;
 pub mod sitemap;
+pub mod warc;
