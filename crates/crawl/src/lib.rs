@@ -9,4 +9,5 @@ pub mod normal;
 pub mod origins;
 pub mod site;
 pub mod sitemap;
+pub mod store;
 pub mod warc;

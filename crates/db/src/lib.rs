@@ -46,6 +46,40 @@ macro_rules! with_pool {
     };
 }
 
+/// Run a block inside one write transaction on whichever backend `db` is:
+/// `write_tx!(db, tx => { sqlx::query(...).execute(&mut *tx).await...; value })`. SQLite
+/// begins with `BEGIN IMMEDIATE` (the write lock at once), PostgreSQL with `BEGIN`. The block
+/// is compiled once per backend; `?` inside it leaves the enclosing function and rolls back.
+/// Commits after the block and yields its value.
+#[macro_export]
+macro_rules! write_tx {
+    ($db:expr, $tx:ident => $body:block) => {
+        match $db {
+            $crate::Db::Sqlite(pool) => {
+                #[allow(unused_mut)]
+                let mut $tx = $crate::Db::sqlite_write(pool).await?;
+                let value = $body;
+                $tx.commit()
+                    .await
+                    .map_err($crate::DbError::query("commit"))?;
+                value
+            }
+            $crate::Db::Postgres(pool) => {
+                #[allow(unused_mut)]
+                let mut $tx = pool
+                    .begin()
+                    .await
+                    .map_err($crate::DbError::query("begin"))?;
+                let value = $body;
+                $tx.commit()
+                    .await
+                    .map_err($crate::DbError::query("commit"))?;
+                value
+            }
+        }
+    };
+}
+
 /// A wall-clock time as stored: milliseconds since the Unix epoch.
 pub fn millis(t: jiff::Timestamp) -> i64 {
     t.as_millisecond()

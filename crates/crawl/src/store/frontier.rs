@@ -1,0 +1,409 @@
+//! Queueing, claiming and committing URLs.
+
+use db::{millis, with_pool, write_tx, DbError};
+use jiff::Timestamp;
+use sqlx::QueryBuilder;
+
+use super::places::{ms, opt_millis};
+use super::{Store, UrlKind, UrlState};
+use crate::store::places::HostInfo;
+
+/// Rows per multi-row `INSERT` (10 values each: well inside both backends' parameter limits).
+const INSERT_CHUNK: usize = 500;
+
+/// A URL to queue.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewUrl {
+    /// Its frontier key ([`crate::normal::NormalUrl::key`]).
+    pub key: String,
+    /// Its host's placement.
+    pub host: HostInfo,
+    /// Page or media.
+    pub kind: UrlKind,
+    /// Lower is claimed first: 0 for sitemap URLs, 1 for links.
+    pub priority: i16,
+    /// Whether a sitemap lists it.
+    pub in_sitemap: bool,
+    /// Its sitemap `lastmod`.
+    pub lastmod: Option<Timestamp>,
+}
+
+/// A URL claimed for fetching.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClaimedUrl {
+    /// Its row.
+    pub id: i64,
+    /// Its frontier key.
+    pub key: String,
+    /// Its host's row.
+    pub host_id: i64,
+    /// Page or media.
+    pub kind: UrlKind,
+    /// Failed attempts so far.
+    pub attempts: u32,
+    /// Stored validators, for a conditional revisit.
+    pub etag: Option<String>,
+    /// Stored `Last-Modified`.
+    pub last_modified: Option<String>,
+    /// Its sitemap `lastmod`.
+    pub lastmod: Option<Timestamp>,
+    /// When it was last fetched.
+    pub fetched_at: Option<Timestamp>,
+    /// Whether a sitemap lists it.
+    pub in_sitemap: bool,
+    /// The WARC record id of its last stored response (a revisit refers to it).
+    pub warc_record_id: Option<String>,
+}
+
+/// What a fetch (or a decision not to fetch) established about a URL.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// The URL's row.
+    pub id: i64,
+    /// Its new state (`Queued` again after a retryable failure).
+    pub state: Option<UrlState>,
+    /// Why it was skipped, disallowed or failed.
+    pub reason: Option<String>,
+    /// Failed attempts so far.
+    pub attempts: u32,
+    /// The last error, if the attempt failed.
+    pub last_error: Option<String>,
+    /// When it is due again (ms; [`super::NEVER`] for never).
+    pub next_due: i64,
+    /// Set when a response was received and archived: replaces the stored fetch facts.
+    pub fetch: Option<FetchFacts>,
+}
+
+/// The facts of one archived response.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FetchFacts {
+    /// When it was fetched.
+    pub fetched_at: Timestamp,
+    /// The HTTP status.
+    pub status: u16,
+    /// Its `ETag`.
+    pub etag: Option<String>,
+    /// Its `Last-Modified`.
+    pub last_modified: Option<String>,
+    /// The SHA-1 (base32) of its payload.
+    pub content_hash: Option<String>,
+    /// Payload bytes.
+    pub bytes: u64,
+    /// The WARC file holding its response.
+    pub warc_file: Option<String>,
+    /// The record's offset in it.
+    pub warc_offset: Option<u64>,
+    /// The response (or revisit) record's id.
+    pub warc_record_id: Option<String>,
+    /// Robots directives that applied (`noindex,nofollow`, ...).
+    pub directives: Option<String>,
+    /// The redirect chain, JSON.
+    pub redirects: Option<String>,
+}
+
+/// An origin's pacing state after a batch, with what it served.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OriginUpdate {
+    /// The origin's row.
+    pub id: i64,
+    /// The minimum gap.
+    pub gap: std::time::Duration,
+    /// When its next request may start.
+    pub next_start: Timestamp,
+    /// Failures in a row.
+    pub failures: u32,
+    /// Paused.
+    pub paused: bool,
+    /// The fetch pacer's exported state (JSON).
+    pub pacer_state: Option<String>,
+    /// Requests made since the last update.
+    pub requests: u64,
+    /// Bytes received since the last update.
+    pub bytes: u64,
+}
+
+/// Everything committed together, after the WARC records it refers to are written.
+#[derive(Clone, Debug, Default)]
+pub struct Batch {
+    /// URL outcomes.
+    pub outcomes: Vec<Outcome>,
+    /// Origin pacing states.
+    pub origins: Vec<OriginUpdate>,
+    /// Newly found URLs.
+    pub new_urls: Vec<NewUrl>,
+    /// Media stored: `(content_hash, url_id, content_type, bytes)`.
+    pub media: Vec<(String, i64, Option<String>, u64)>,
+}
+
+impl Batch {
+    /// Whether there is nothing to commit.
+    pub fn is_empty(&self) -> bool {
+        self.outcomes.is_empty()
+            && self.origins.is_empty()
+            && self.new_urls.is_empty()
+            && self.media.is_empty()
+    }
+}
+
+/// The multi-row upsert of new URLs. A plain link to a known URL changes nothing; a sitemap
+/// listing marks it, keeps the better priority, records the `lastmod`, and queues a fetched
+/// URL again when the `lastmod` is newer than its last fetch.
+fn upsert_sql<DB: sqlx::Database>(rows: &[NewUrl], now: i64) -> QueryBuilder<'_, DB>
+where
+    for<'q> i64: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    for<'q> i16: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    for<'q> Option<i64>: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    for<'q> &'q str: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+{
+    let mut q = QueryBuilder::new(
+        "INSERT INTO crawl_urls (key, host_id, origin_id, site_id, kind, state, priority, in_sitemap, lastmod, discovered_at) ",
+    );
+    q.push_values(rows, |mut b, u| {
+        b.push_bind(u.key.as_str())
+            .push_bind(u.host.host_id)
+            .push_bind(u.host.origin_id)
+            .push_bind(u.host.site_id)
+            .push_bind(u.kind.code())
+            .push_bind(UrlState::Queued.code())
+            .push_bind(u.priority)
+            .push_bind(i16::from(u.in_sitemap))
+            .push_bind(opt_millis(u.lastmod))
+            .push_bind(now);
+    });
+    q.push(
+        " ON CONFLICT (key) DO UPDATE SET \
+         in_sitemap = 1, \
+         priority = CASE WHEN excluded.priority < crawl_urls.priority THEN excluded.priority ELSE crawl_urls.priority END, \
+         lastmod = COALESCE(excluded.lastmod, crawl_urls.lastmod), \
+         state = CASE WHEN crawl_urls.state = 2 AND excluded.lastmod IS NOT NULL \
+                 AND (crawl_urls.fetched_at IS NULL OR excluded.lastmod > crawl_urls.fetched_at) \
+                 THEN 0 ELSE crawl_urls.state END \
+         WHERE excluded.in_sitemap = 1",
+    );
+    q
+}
+
+/// One row per key (PostgreSQL refuses an upsert touching a row twice): a later duplicate
+/// merges into the first (sitemap listing, better priority, a `lastmod`).
+fn dedup(urls: &[NewUrl]) -> std::borrow::Cow<'_, [NewUrl]> {
+    let mut seen = std::collections::HashMap::with_capacity(urls.len());
+    let mut out: Vec<NewUrl> = Vec::with_capacity(urls.len());
+    for u in urls {
+        match seen.get(u.key.as_str()) {
+            None => {
+                seen.insert(u.key.as_str(), out.len());
+                out.push(u.clone());
+            }
+            Some(&i) => {
+                let kept = &mut out[i];
+                kept.in_sitemap |= u.in_sitemap;
+                kept.priority = kept.priority.min(u.priority);
+                kept.lastmod = kept.lastmod.max(u.lastmod);
+            }
+        }
+    }
+    if out.len() == urls.len() {
+        std::borrow::Cow::Borrowed(urls)
+    } else {
+        std::borrow::Cow::Owned(out)
+    }
+}
+
+impl Store {
+    /// Queue URLs (known ones are left as they are, except as [`NewUrl`] says for sitemaps).
+    pub async fn enqueue(&self, urls: &[NewUrl]) -> Result<(), DbError> {
+        if urls.is_empty() {
+            return Ok(());
+        }
+        let urls = dedup(urls);
+        write_tx!(&self.db, tx => {
+            for chunk in urls.chunks(INSERT_CHUNK) {
+                upsert_sql(chunk, millis(Timestamp::now()))
+                    .build()
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(DbError::query("queue URLs"))?;
+            }
+        });
+        Ok(())
+    }
+
+    /// Claim up to `limit` queued URLs of an origin this process has leased (sitemap URLs
+    /// first, then in the order found); they become in flight.
+    pub async fn claim_urls(&self, origin_id: i64, limit: u32) -> Result<Vec<ClaimedUrl>, DbError> {
+        let sql = "UPDATE crawl_urls SET state = 1 WHERE id IN (SELECT id FROM crawl_urls \
+                   WHERE origin_id = $1 AND state = 0 ORDER BY priority, id LIMIT $2) \
+                   RETURNING id, key, host_id, kind, attempts, etag, last_modified, lastmod, \
+                   fetched_at, in_sitemap, warc_record_id, priority";
+        type Row = (
+            i64,
+            String,
+            i64,
+            i16,
+            i32,
+            Option<String>,
+            Option<String>,
+            Option<i64>,
+            Option<i64>,
+            i16,
+            Option<String>,
+            i16,
+        );
+        let rows: Vec<Row> = with_pool!(&self.db, pool => sqlx::query_as(sql)
+            .bind(origin_id)
+            .bind(i64::from(limit))
+            .fetch_all(pool)
+            .await)
+        .map_err(DbError::query("claim URLs"))?;
+        let mut rows = rows;
+        // RETURNING gives no order guarantee: restore the claim order.
+        rows.sort_by_key(|r| (r.11, r.0));
+        let claimed: Vec<ClaimedUrl> = rows
+            .into_iter()
+            .map(|r| ClaimedUrl {
+                id: r.0,
+                key: r.1,
+                host_id: r.2,
+                kind: UrlKind::from_code(r.3),
+                attempts: u32::try_from(r.4).unwrap_or(0),
+                etag: r.5,
+                last_modified: r.6,
+                lastmod: r.7.map(db::from_millis),
+                fetched_at: r.8.map(db::from_millis),
+                in_sitemap: r.9 != 0,
+                warc_record_id: r.10,
+            })
+            .collect();
+        Ok(claimed)
+    }
+
+    /// Put URLs back in the queue (a clean stop with requests not made).
+    pub async fn return_to_queue(&self, ids: &[i64]) -> Result<(), DbError> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let list = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+        let sql = format!("UPDATE crawl_urls SET state = 0 WHERE state = 1 AND id IN ({list})");
+        with_pool!(&self.db, pool => sqlx::query(&sql).execute(pool).await.map(drop))
+            .map_err(DbError::query("return URLs to the queue"))
+    }
+
+    /// Queue again every fetched URL due for a revisit by `now`; returns how many.
+    pub async fn requeue_due(&self, now: Timestamp) -> Result<u64, DbError> {
+        let sql = "UPDATE crawl_urls SET state = 0 WHERE state = 2 AND next_due <= $1";
+        with_pool!(&self.db, pool => sqlx::query(sql).bind(millis(now)).execute(pool).await.map(|r| r.rows_affected()))
+            .map_err(DbError::query("requeue due URLs"))
+    }
+
+    /// Queue again the URLs a previous run gave up on (attempts reset): a later run tries them
+    /// again. Returns how many.
+    pub async fn retry_failed(&self) -> Result<u64, DbError> {
+        let sql = "UPDATE crawl_urls SET state = 0, attempts = 0 WHERE state = 3";
+        with_pool!(&self.db, pool => sqlx::query(sql).execute(pool).await.map(|r| r.rows_affected()))
+            .map_err(DbError::query("retry failed URLs"))
+    }
+
+    /// Give up every queued URL of a site with `reason` (its robots.txt stayed unreachable);
+    /// returns how many.
+    pub async fn fail_site(&self, site_id: i64, reason: &str) -> Result<u64, DbError> {
+        let sql = "UPDATE crawl_urls SET state = 3, reason = $1, last_error = $1 WHERE site_id = $2 AND state IN (0, 1)";
+        with_pool!(&self.db, pool => sqlx::query(sql).bind(reason).bind(site_id).execute(pool).await.map(|r| r.rows_affected()))
+            .map_err(DbError::query("give up a site"))
+    }
+
+    /// Commit a batch in one transaction. Origin updates apply only while `holder` still
+    /// holds the origin's lease (a process that lost it must not overwrite the new holder's
+    /// pace).
+    pub async fn commit(&self, batch: &Batch, holder: &db::Holder) -> Result<(), DbError> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let now = millis(Timestamp::now());
+        let new_urls = dedup(&batch.new_urls);
+        write_tx!(&self.db, tx => {
+            for o in &batch.outcomes {
+                let state = o.state.unwrap_or(UrlState::Queued).code();
+                let attempts = i32::try_from(o.attempts).unwrap_or(i32::MAX);
+                match &o.fetch {
+                    None => sqlx::query(
+                        "UPDATE crawl_urls SET state = $1, reason = $2, attempts = $3, last_error = $4, next_due = $5 WHERE id = $6",
+                    )
+                    .bind(state)
+                    .bind(o.reason.as_deref())
+                    .bind(attempts)
+                    .bind(o.last_error.as_deref())
+                    .bind(o.next_due)
+                    .bind(o.id)
+                    .execute(&mut *tx)
+                    .await,
+                    Some(f) => sqlx::query(
+                        "UPDATE crawl_urls SET state = $1, reason = $2, attempts = $3, last_error = $4, next_due = $5, \
+                         fetched_at = $6, status = $7, etag = $8, last_modified = $9, content_hash = $10, bytes = $11, \
+                         warc_file = $12, warc_offset = $13, warc_record_id = $14, directives = $15, redirects = $16 WHERE id = $17",
+                    )
+                    .bind(state)
+                    .bind(o.reason.as_deref())
+                    .bind(attempts)
+                    .bind(o.last_error.as_deref())
+                    .bind(o.next_due)
+                    .bind(millis(f.fetched_at))
+                    .bind(i32::from(f.status))
+                    .bind(f.etag.as_deref())
+                    .bind(f.last_modified.as_deref())
+                    .bind(f.content_hash.as_deref())
+                    .bind(i64::try_from(f.bytes).unwrap_or(i64::MAX))
+                    .bind(f.warc_file.as_deref())
+                    .bind(f.warc_offset.map(|o| i64::try_from(o).unwrap_or(i64::MAX)))
+                    .bind(f.warc_record_id.as_deref())
+                    .bind(f.directives.as_deref())
+                    .bind(f.redirects.as_deref())
+                    .bind(o.id)
+                    .execute(&mut *tx)
+                    .await,
+                }
+                .map_err(DbError::query("update URL"))?;
+            }
+            for o in &batch.origins {
+                sqlx::query(
+                    "UPDATE crawl_origins SET gap_ms = $1, next_start = $2, failures = $3, paused = $4, \
+                     pacer_state = COALESCE($5, pacer_state), requests = requests + $6, bytes = bytes + $7 \
+                     WHERE id = $8 AND lease_holder = $9",
+                )
+                .bind(ms(o.gap))
+                .bind(millis(o.next_start))
+                .bind(i32::try_from(o.failures).unwrap_or(i32::MAX))
+                .bind(i16::from(o.paused))
+                .bind(o.pacer_state.as_deref())
+                .bind(i64::try_from(o.requests).unwrap_or(i64::MAX))
+                .bind(i64::try_from(o.bytes).unwrap_or(i64::MAX))
+                .bind(o.id)
+                .bind(holder.as_str())
+                .execute(&mut *tx)
+                .await
+                .map_err(DbError::query("update origin"))?;
+            }
+            for chunk in new_urls.chunks(INSERT_CHUNK) {
+                upsert_sql(chunk, now)
+                    .build()
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(DbError::query("queue URLs"))?;
+            }
+            for (hash, url_id, content_type, bytes) in &batch.media {
+                sqlx::query(
+                    "INSERT INTO crawl_media (content_hash, url_id, content_type, bytes, stored_at) \
+                     VALUES ($1, $2, $3, $4, $5) ON CONFLICT (content_hash) DO NOTHING",
+                )
+                .bind(hash)
+                .bind(url_id)
+                .bind(content_type.as_deref())
+                .bind(i64::try_from(*bytes).unwrap_or(i64::MAX))
+                .bind(now)
+                .execute(&mut *tx)
+                .await
+                .map_err(DbError::query("store media"))?;
+            }
+        });
+        Ok(())
+    }
+}

@@ -1,0 +1,159 @@
+//! The crawl store: the frontier, hosts, origins, sites, media, sitemaps and robots.txt cache
+//! entries, in SQLite or PostgreSQL (`crates/db`), behind one type.
+//!
+//! One type serves both backends: every statement is written once (`$N` placeholders, `ON
+//! CONFLICT`, `RETURNING` work on both) and run on whichever pool the store holds; where the
+//! backends differ (claims: `FOR UPDATE SKIP LOCKED`), `crates/db` hides it. The same test
+//! suite runs on both.
+//!
+//! ## The frontier lives here
+//! Memory stays bounded however many URLs are queued: a process holds only the URLs it has
+//! claimed. Work is claimed in two steps: a process leases *origins* ([`Store::claim_origins`],
+//! a lease with expiry: a dead process's origins are taken over), then claims batches of an
+//! origin's queued URLs ([`Store::claim_urls`]), which become `in_flight`. Taking an origin's
+//! lease returns its `in_flight` URLs (left by a process that died) to the queue first, so
+//! after `kill -9` every URL is either done or queued again.
+//!
+//! ## Group commit and crash safety
+//! Results are committed in batches ([`Store::commit`]: URL outcomes, origin pacing, newly
+//! found URLs and media in ONE transaction). The crawler flushes the WARC records of a batch
+//! before committing it: a URL's state is committed only after its WARC record is written.
+
+mod frontier;
+mod places;
+mod schema;
+mod side;
+
+use std::time::Duration;
+
+use db::{Db, DbError, DbTarget, Holder};
+
+pub use frontier::{Batch, ClaimedUrl, FetchFacts, NewUrl, OriginUpdate, Outcome};
+pub use places::{HostEvidence, HostInfo, OriginRow};
+pub use schema::CRAWL_SCHEMA;
+pub use side::{MediaRow, OriginStatus, SitemapRow, StatusReport};
+
+/// How long an origin lease lasts unless renewed. The crawler renews every third of it.
+pub const ORIGIN_LEASE: Duration = Duration::from_secs(30);
+
+/// A `next_due` meaning "not until something re-queues it" (a sitemap URL with a `lastmod`:
+/// only a newer `lastmod` brings it back).
+pub const NEVER: i64 = i64::MAX;
+
+/// A URL's state in the frontier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UrlState {
+    /// Waiting to be fetched.
+    Queued,
+    /// Claimed by a process, being fetched.
+    InFlight,
+    /// Fetched (any HTTP status); may become due again for a revisit.
+    Fetched,
+    /// Given up after too many failed attempts, with the last error.
+    Failed,
+    /// robots.txt disallows it.
+    Disallowed,
+    /// Not fetched for another reason (out of scope, not HTML, too large, ...), with the reason.
+    Skipped,
+}
+
+impl UrlState {
+    /// Every state, in display order.
+    pub const ALL: [UrlState; 6] = [
+        UrlState::Queued,
+        UrlState::InFlight,
+        UrlState::Fetched,
+        UrlState::Failed,
+        UrlState::Disallowed,
+        UrlState::Skipped,
+    ];
+
+    /// The stored code.
+    pub fn code(self) -> i16 {
+        match self {
+            UrlState::Queued => 0,
+            UrlState::InFlight => 1,
+            UrlState::Fetched => 2,
+            UrlState::Failed => 3,
+            UrlState::Disallowed => 4,
+            UrlState::Skipped => 5,
+        }
+    }
+
+    /// The state of a stored code.
+    pub fn from_code(code: i16) -> Option<UrlState> {
+        UrlState::ALL.into_iter().find(|s| s.code() == code)
+    }
+
+    /// Its name (`queued`, `in_flight`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            UrlState::Queued => "queued",
+            UrlState::InFlight => "in_flight",
+            UrlState::Fetched => "fetched",
+            UrlState::Failed => "failed",
+            UrlState::Disallowed => "disallowed",
+            UrlState::Skipped => "skipped",
+        }
+    }
+}
+
+/// What a URL is fetched as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UrlKind {
+    /// A page (JittyBot's rules, parsed for links).
+    Page,
+    /// An image or other media (JittyBot-Image's rules, never parsed).
+    Media,
+}
+
+impl UrlKind {
+    /// The stored code.
+    pub fn code(self) -> i16 {
+        match self {
+            UrlKind::Page => 0,
+            UrlKind::Media => 1,
+        }
+    }
+
+    /// The kind of a stored code (unknown codes read as pages).
+    pub fn from_code(code: i16) -> UrlKind {
+        if code == 1 {
+            UrlKind::Media
+        } else {
+            UrlKind::Page
+        }
+    }
+}
+
+/// The crawl's store.
+#[derive(Clone, Debug)]
+pub struct Store {
+    db: Db,
+}
+
+impl Store {
+    /// Open (creating and migrating) the store at `target`.
+    pub async fn open(target: &DbTarget) -> Result<Store, DbError> {
+        Ok(Store {
+            db: Db::open(target, &[&CRAWL_SCHEMA]).await?,
+        })
+    }
+
+    /// The underlying store (for leases and backend-specific needs).
+    pub fn db(&self) -> &Db {
+        &self.db
+    }
+
+    /// Close the connections.
+    pub async fn close(&self) {
+        self.db.close().await;
+    }
+
+    /// A fresh lease holder id for this process.
+    pub fn holder() -> Holder {
+        Holder::new()
+    }
+}

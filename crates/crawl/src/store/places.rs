@@ -1,0 +1,361 @@
+//! Sites, hosts and origins.
+
+use std::time::Duration;
+
+use db::{from_millis, millis, with_pool, write_tx, DbError, Holder, Lease, LeaseTable};
+use jiff::Timestamp;
+use sqlx::Row;
+
+use super::{Store, ORIGIN_LEASE};
+use crate::origins::OriginName;
+
+const ORIGINS: LeaseTable = LeaseTable {
+    table: "crawl_origins",
+    key: "id",
+};
+
+/// Where a host belongs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostInfo {
+    /// The host's row.
+    pub host_id: i64,
+    /// Its origin's row.
+    pub origin_id: i64,
+    /// Its site's row.
+    pub site_id: i64,
+    /// Whether HTTPS works on it (`None`: not tried yet).
+    pub https: Option<bool>,
+    /// Its `Crawl-delay` for JittyBot, when it has one.
+    pub crawl_delay: Option<Duration>,
+}
+
+/// A host's origin and stored grouping evidence:
+/// `(host, origin, addresses, tls_sha256, backends)`.
+pub type HostEvidence = (
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+);
+
+/// An origin's stored pacing state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OriginRow {
+    /// Its row.
+    pub id: i64,
+    /// Its name.
+    pub name: OriginName,
+    /// The minimum gap between two request starts.
+    pub gap: Duration,
+    /// When its next request may start (the pace holds across restarts and processes).
+    pub next_start: Timestamp,
+    /// Failures in a row.
+    pub failures: u32,
+    /// Paused until a probe succeeds.
+    pub paused: bool,
+    /// The fetch pacer's exported state for this origin (JSON), when saved.
+    pub pacer_state: Option<String>,
+}
+
+const ORIGIN_COLUMNS: &str = "id, name, gap_ms, next_start, failures, paused, pacer_state";
+
+fn origin_row<R: Row>(row: &R) -> OriginRow
+where
+    for<'r> i64: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    for<'r> i32: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    for<'r> i16: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    for<'r> String: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    for<'r> Option<String>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    usize: sqlx::ColumnIndex<R>,
+{
+    OriginRow {
+        id: row.get(0),
+        name: OriginName(row.get(1)),
+        gap: Duration::from_millis(u64::try_from(row.get::<i64, _>(2)).unwrap_or(0)),
+        next_start: from_millis(row.get(3)),
+        failures: u32::try_from(row.get::<i32, _>(4)).unwrap_or(0),
+        paused: row.get::<i16, _>(5) != 0,
+        pacer_state: row.get(6),
+    }
+}
+
+impl Store {
+    /// The site row of `domain`, created if new; `seed` marks it as a site the crawl covers.
+    pub async fn ensure_site(&self, domain: &str, seed: bool) -> Result<i64, DbError> {
+        let sql = "INSERT INTO crawl_sites (domain, seed) VALUES ($1, $2) ON CONFLICT (domain) \
+                   DO UPDATE SET seed = CASE WHEN excluded.seed = 1 THEN 1 ELSE crawl_sites.seed END \
+                   RETURNING id";
+        with_pool!(&self.db, pool => sqlx::query_scalar(sql)
+            .bind(domain)
+            .bind(i16::from(seed))
+            .fetch_one(pool)
+            .await)
+        .map_err(DbError::query("ensure site"))
+    }
+
+    /// The domains of the crawl's seed sites.
+    pub async fn seed_sites(&self) -> Result<Vec<String>, DbError> {
+        let sql = "SELECT domain FROM crawl_sites WHERE seed = 1 ORDER BY domain";
+        with_pool!(&self.db, pool => sqlx::query_scalar(sql).fetch_all(pool).await)
+            .map_err(DbError::query("seed sites"))
+    }
+
+    /// The host `name`, created if new in `site_id` and in the origin `origin` (created if new;
+    /// an origin that was merged is followed to the one it became).
+    pub async fn ensure_host(
+        &self,
+        name: &str,
+        origin: &OriginName,
+        site_id: i64,
+    ) -> Result<HostInfo, DbError> {
+        if let Some(info) = self.host(name).await? {
+            return Ok(info);
+        }
+        write_tx!(&self.db, tx => {
+            sqlx::query("INSERT INTO crawl_origins (name) VALUES ($1) ON CONFLICT (name) DO NOTHING")
+                .bind(&origin.0)
+                .execute(&mut *tx)
+                .await
+                .map_err(DbError::query("insert origin"))?;
+            let (id, merged): (i64, Option<i64>) =
+                sqlx::query_as("SELECT id, merged_into FROM crawl_origins WHERE name = $1")
+                    .bind(&origin.0)
+                    .fetch_one(&mut *tx)
+                    .await
+                    .map_err(DbError::query("read origin"))?;
+            sqlx::query(
+                "INSERT INTO crawl_hosts (name, origin_id, site_id) VALUES ($1, $2, $3) \
+                 ON CONFLICT (name) DO NOTHING",
+            )
+            .bind(name)
+            .bind(merged.unwrap_or(id))
+            .bind(site_id)
+            .execute(&mut *tx)
+            .await
+            .map_err(DbError::query("insert host"))?;
+        });
+        self.host(name).await?.ok_or(DbError::Query {
+            context: "host vanished after insert",
+            source: sqlx::Error::RowNotFound,
+        })
+    }
+
+    /// A known host.
+    pub async fn host(&self, name: &str) -> Result<Option<HostInfo>, DbError> {
+        let sql =
+            "SELECT id, origin_id, site_id, https, crawl_delay_ms FROM crawl_hosts WHERE name = $1";
+        type Row = (i64, i64, i64, Option<i16>, Option<i64>);
+        let row: Option<Row> =
+            with_pool!(&self.db, pool => sqlx::query_as(sql).bind(name).fetch_optional(pool).await)
+                .map_err(DbError::query("read host"))?;
+        Ok(
+            row.map(|(host_id, origin_id, site_id, https, delay)| HostInfo {
+                host_id,
+                origin_id,
+                site_id,
+                https: https.map(|h| h != 0),
+                crawl_delay: delay
+                    .and_then(|d| u64::try_from(d).ok())
+                    .map(Duration::from_millis),
+            }),
+        )
+    }
+
+    /// Remember whether HTTPS works on a host.
+    pub async fn set_host_https(&self, host_id: i64, works: bool) -> Result<(), DbError> {
+        let sql = "UPDATE crawl_hosts SET https = $1 WHERE id = $2";
+        with_pool!(&self.db, pool => sqlx::query(sql).bind(i16::from(works)).bind(host_id).execute(pool).await.map(drop))
+            .map_err(DbError::query("set host https"))
+    }
+
+    /// Remember a host's `Crawl-delay` (or its absence).
+    pub async fn set_crawl_delay(
+        &self,
+        host_id: i64,
+        delay: Option<Duration>,
+    ) -> Result<(), DbError> {
+        let ms = delay.map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+        let sql = "UPDATE crawl_hosts SET crawl_delay_ms = $1 WHERE id = $2";
+        with_pool!(&self.db, pool => sqlx::query(sql).bind(ms).bind(host_id).execute(pool).await.map(drop))
+            .map_err(DbError::query("set crawl delay"))
+    }
+
+    /// Record the grouping evidence seen for a host (addresses, TLS leaf SHA-256 in hex,
+    /// backend ids), so every process can rebuild the same origin model.
+    pub async fn set_host_evidence(
+        &self,
+        host_id: i64,
+        addresses: Option<&str>,
+        tls_sha256: Option<&str>,
+        backends: Option<&str>,
+    ) -> Result<(), DbError> {
+        let sql = "UPDATE crawl_hosts SET addresses = COALESCE($1, addresses), \
+                   tls_sha256 = COALESCE($2, tls_sha256), backends = COALESCE($3, backends) WHERE id = $4";
+        with_pool!(&self.db, pool => sqlx::query(sql)
+            .bind(addresses)
+            .bind(tls_sha256)
+            .bind(backends)
+            .bind(host_id)
+            .execute(pool)
+            .await
+            .map(drop))
+        .map_err(DbError::query("set host evidence"))
+    }
+
+    /// Merge origin `absorbed` into `into` (both by name, `into` created if new): its hosts and
+    /// URLs move, and `into` keeps the stricter pace and the longer back-off (the longer gap,
+    /// the later next start, the more failures, paused if either was). `absorbed` is marked
+    /// merged and its lease cleared. Returns `into`'s id.
+    pub async fn merge_origins(
+        &self,
+        absorbed: &OriginName,
+        into: &OriginName,
+    ) -> Result<i64, DbError> {
+        let id = write_tx!(&self.db, tx => {
+            sqlx::query("INSERT INTO crawl_origins (name) VALUES ($1) ON CONFLICT (name) DO NOTHING")
+                .bind(&into.0)
+                .execute(&mut *tx)
+                .await
+                .map_err(DbError::query("insert origin"))?;
+            let into_id: i64 = sqlx::query_scalar("SELECT id FROM crawl_origins WHERE name = $1")
+                .bind(&into.0)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(DbError::query("read origin"))?;
+            let from: Option<i64> = sqlx::query_scalar(
+                "SELECT id FROM crawl_origins WHERE name = $1 AND merged_into IS NULL",
+            )
+            .bind(&absorbed.0)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(DbError::query("read origin"))?;
+            if let Some(from) = from.filter(|f| *f != into_id) {
+                let stmts = [
+                    "UPDATE crawl_origins SET \
+                     gap_ms = CASE WHEN o.gap_ms > crawl_origins.gap_ms THEN o.gap_ms ELSE crawl_origins.gap_ms END, \
+                     next_start = CASE WHEN o.next_start > crawl_origins.next_start THEN o.next_start ELSE crawl_origins.next_start END, \
+                     failures = CASE WHEN o.failures > crawl_origins.failures THEN o.failures ELSE crawl_origins.failures END, \
+                     paused = CASE WHEN o.paused > crawl_origins.paused THEN o.paused ELSE crawl_origins.paused END, \
+                     requests = crawl_origins.requests + o.requests, bytes = crawl_origins.bytes + o.bytes \
+                     FROM (SELECT * FROM crawl_origins WHERE id = $1) AS o WHERE crawl_origins.id = $2",
+                    "UPDATE crawl_hosts SET origin_id = $2 WHERE origin_id = $1",
+                    "UPDATE crawl_urls SET origin_id = $2 WHERE origin_id = $1",
+                    "UPDATE crawl_origins SET merged_into = $2, lease_holder = NULL, lease_until = 0, \
+                     requests = 0, bytes = 0 WHERE id = $1",
+                    "UPDATE crawl_origins SET merged_into = $2 WHERE merged_into = $1",
+                ];
+                for sql in stmts {
+                    sqlx::query(sql)
+                        .bind(from)
+                        .bind(into_id)
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(DbError::query("merge origins"))?;
+                }
+            }
+            into_id
+        });
+        Ok(id)
+    }
+
+    /// Lease up to `limit` origins that have queued URLs and whose next request may start by
+    /// `now`, earliest first, for [`ORIGIN_LEASE`]. URLs they had in flight (left by a process
+    /// that died) go back to the queue first.
+    pub async fn claim_origins(
+        &self,
+        holder: &Holder,
+        now: Timestamp,
+        limit: u32,
+    ) -> Result<Vec<OriginRow>, DbError> {
+        let lease = Lease {
+            holder,
+            now,
+            ttl: ORIGIN_LEASE,
+        };
+        let ready =
+            "merged_into IS NULL AND next_start <= $4 AND EXISTS (SELECT 1 FROM crawl_urls u \
+                     WHERE u.origin_id = crawl_origins.id AND u.state IN (0, 1))";
+        let ids = self
+            .db
+            .claim(ORIGINS, ready, "next_start, id", limit, &lease)
+            .await?;
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let list = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+        let requeue =
+            format!("UPDATE crawl_urls SET state = 0 WHERE state = 1 AND origin_id IN ({list})");
+        let select = format!("SELECT {ORIGIN_COLUMNS} FROM crawl_origins WHERE id IN ({list}) ORDER BY next_start, id");
+        with_pool!(&self.db, pool => {
+            sqlx::query(&requeue).execute(pool).await.map(drop).map_err(DbError::query("requeue in-flight"))?;
+            sqlx::query(&select)
+                .fetch_all(pool)
+                .await
+                .map(|rows| rows.iter().map(origin_row).collect())
+                .map_err(DbError::query("read origins"))
+        })
+    }
+
+    /// Renew `holder`'s leases on origins; returns the ids still held.
+    pub async fn renew_origins(
+        &self,
+        ids: &[i64],
+        holder: &Holder,
+        now: Timestamp,
+    ) -> Result<Vec<i64>, DbError> {
+        let lease = Lease {
+            holder,
+            now,
+            ttl: ORIGIN_LEASE,
+        };
+        self.db.renew(ORIGINS, ids, &lease).await
+    }
+
+    /// Give back origin leases at once (their pacing state was committed before).
+    pub async fn release_origins(&self, ids: &[i64], holder: &Holder) -> Result<(), DbError> {
+        self.db.release(ORIGINS, ids, holder).await
+    }
+
+    /// One origin by id.
+    pub async fn origin(&self, id: i64) -> Result<Option<OriginRow>, DbError> {
+        let sql = format!("SELECT {ORIGIN_COLUMNS} FROM crawl_origins WHERE id = $1");
+        with_pool!(&self.db, pool => sqlx::query(&sql)
+            .bind(id)
+            .fetch_optional(pool)
+            .await
+            .map(|r| r.as_ref().map(origin_row)))
+        .map_err(DbError::query("read origin"))
+    }
+
+    /// Every host with its origin name and stored evidence, to rebuild the origin model:
+    /// `(host, origin, addresses, tls_sha256, backends)`.
+    pub async fn hosts_with_evidence(
+        &self,
+    ) -> Result<
+        Vec<(
+            String,
+            String,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+        )>,
+        DbError,
+    > {
+        let sql =
+            "SELECT h.name, o.name, h.addresses, h.tls_sha256, h.backends FROM crawl_hosts h \
+                   JOIN crawl_origins o ON o.id = h.origin_id ORDER BY h.name";
+        with_pool!(&self.db, pool => sqlx::query_as(sql).fetch_all(pool).await)
+            .map_err(DbError::query("read hosts"))
+    }
+}
+
+/// Milliseconds of a duration, saturated.
+pub(crate) fn ms(d: Duration) -> i64 {
+    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+}
+
+/// Stored milliseconds of an optional time.
+pub(crate) fn opt_millis(t: Option<Timestamp>) -> Option<i64> {
+    t.map(millis)
+}

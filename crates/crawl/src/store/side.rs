@@ -1,0 +1,278 @@
+//! What surrounds the frontier: robots.txt cache entries, sitemaps, media, sites' sitemap
+//! state, and the status report.
+
+use std::collections::BTreeMap;
+
+use db::{millis, with_pool, DbError};
+use jiff::Timestamp;
+
+use super::{Store, UrlState};
+
+/// A sitemap known for a site.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SitemapRow {
+    /// Its row.
+    pub id: i64,
+    /// Its URL.
+    pub url: String,
+    /// Its site's row.
+    pub site_id: i64,
+    /// 0 for one declared in robots.txt (or `/sitemap.xml`), +1 per index level.
+    pub depth: u32,
+    /// When it was last read.
+    pub fetched_at: Option<Timestamp>,
+    /// Validators for a conditional re-read.
+    pub etag: Option<String>,
+    /// `Last-Modified` for a conditional re-read.
+    pub last_modified: Option<String>,
+}
+
+/// A stored media file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MediaRow {
+    /// The content hash.
+    pub content_hash: String,
+    /// The URL first stored under it.
+    pub url_id: i64,
+}
+
+/// Origins by state, URLs by state, totals: what `crawl-status` prints.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct StatusReport {
+    /// URL counts by state name (every state present, zeros included).
+    pub urls: BTreeMap<String, u64>,
+    /// Each origin with its hosts and pacing.
+    pub origins: Vec<OriginStatus>,
+    /// Requests made in all.
+    pub requests: u64,
+    /// Bytes received in all.
+    pub bytes: u64,
+}
+
+/// One origin in the status report.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct OriginStatus {
+    /// Its name.
+    pub name: String,
+    /// `active`, `backing_off` or `paused`.
+    pub state: &'static str,
+    /// Its hosts.
+    pub hosts: Vec<String>,
+    /// The gap between request starts, ms.
+    pub pace_ms: u64,
+    /// Failures in a row.
+    pub failures: u32,
+    /// When the next request may start.
+    pub next_start: Timestamp,
+}
+
+impl Store {
+    /// A stored robots.txt cache entry (fetch's per-entry store), by scope.
+    pub async fn robots_entry(&self, scope: &str) -> Result<Option<String>, DbError> {
+        let sql = "SELECT entry FROM crawl_robots WHERE scope = $1";
+        with_pool!(&self.db, pool => sqlx::query_scalar(sql).bind(scope).fetch_optional(pool).await)
+            .map_err(DbError::query("read robots entry"))
+    }
+
+    /// Store a robots.txt cache entry.
+    pub async fn put_robots_entry(&self, scope: &str, entry: &str) -> Result<(), DbError> {
+        let sql = "INSERT INTO crawl_robots (scope, entry, updated_at) VALUES ($1, $2, $3) \
+                   ON CONFLICT (scope) DO UPDATE SET entry = excluded.entry, updated_at = excluded.updated_at";
+        with_pool!(&self.db, pool => sqlx::query(sql)
+            .bind(scope)
+            .bind(entry)
+            .bind(millis(Timestamp::now()))
+            .execute(pool)
+            .await
+            .map(drop))
+        .map_err(DbError::query("store robots entry"))
+    }
+
+    /// Record a sitemap of a site (known ones keep their state); returns its row id.
+    pub async fn add_sitemap(&self, url: &str, site_id: i64, depth: u32) -> Result<i64, DbError> {
+        let sql = "INSERT INTO crawl_sitemaps (url, site_id, depth) VALUES ($1, $2, $3) \
+                   ON CONFLICT (url) DO UPDATE SET depth = CASE WHEN excluded.depth < crawl_sitemaps.depth \
+                   THEN excluded.depth ELSE crawl_sitemaps.depth END RETURNING id";
+        with_pool!(&self.db, pool => sqlx::query_scalar(sql)
+            .bind(url)
+            .bind(site_id)
+            .bind(i32::try_from(depth).unwrap_or(i32::MAX))
+            .fetch_one(pool)
+            .await)
+        .map_err(DbError::query("add sitemap"))
+    }
+
+    /// The sitemaps of a site.
+    pub async fn sitemaps(&self, site_id: i64) -> Result<Vec<SitemapRow>, DbError> {
+        let sql =
+            "SELECT id, url, site_id, depth, fetched_at, etag, last_modified FROM crawl_sitemaps \
+                   WHERE site_id = $1 ORDER BY depth, id";
+        type Row = (
+            i64,
+            String,
+            i64,
+            i32,
+            Option<i64>,
+            Option<String>,
+            Option<String>,
+        );
+        let rows: Vec<Row> =
+            with_pool!(&self.db, pool => sqlx::query_as(sql).bind(site_id).fetch_all(pool).await)
+                .map_err(DbError::query("read sitemaps"))?;
+        Ok(rows
+            .into_iter()
+            .map(|r| SitemapRow {
+                id: r.0,
+                url: r.1,
+                site_id: r.2,
+                depth: u32::try_from(r.3).unwrap_or(0),
+                fetched_at: r.4.map(db::from_millis),
+                etag: r.5,
+                last_modified: r.6,
+            })
+            .collect())
+    }
+
+    /// Record a sitemap read: when, its validators, how many entries, or the error.
+    pub async fn sitemap_read(
+        &self,
+        id: i64,
+        at: Timestamp,
+        etag: Option<&str>,
+        last_modified: Option<&str>,
+        entries: u64,
+        error: Option<&str>,
+    ) -> Result<(), DbError> {
+        let sql =
+            "UPDATE crawl_sitemaps SET state = 1, fetched_at = $1, etag = $2, last_modified = $3, \
+                   entries = $4, last_error = $5 WHERE id = $6";
+        with_pool!(&self.db, pool => sqlx::query(sql)
+            .bind(millis(at))
+            .bind(etag)
+            .bind(last_modified)
+            .bind(i64::try_from(entries).unwrap_or(i64::MAX))
+            .bind(error)
+            .bind(id)
+            .execute(pool)
+            .await
+            .map(drop))
+        .map_err(DbError::query("record sitemap read"))
+    }
+
+    /// A site's sitemap state: `None` until its sitemaps were looked for, then whether it has
+    /// a usable one, and when they were read.
+    pub async fn site_sitemap_state(
+        &self,
+        site_id: i64,
+    ) -> Result<(Option<bool>, Option<Timestamp>), DbError> {
+        let sql = "SELECT sitemap_state, sitemaps_read_at FROM crawl_sites WHERE id = $1";
+        let row: Option<(i16, Option<i64>)> =
+            with_pool!(&self.db, pool => sqlx::query_as(sql).bind(site_id).fetch_optional(pool).await)
+                .map_err(DbError::query("read site"))?;
+        Ok(match row {
+            None | Some((0, _)) => (None, None),
+            Some((state, at)) => (Some(state == 1), at.map(db::from_millis)),
+        })
+    }
+
+    /// Record that a site's sitemaps were read: whether one is usable, when, and how many URLs
+    /// they gave.
+    pub async fn set_site_sitemaps(
+        &self,
+        site_id: i64,
+        usable: bool,
+        at: Timestamp,
+        urls: u64,
+    ) -> Result<(), DbError> {
+        let sql = "UPDATE crawl_sites SET sitemap_state = $1, sitemaps_read_at = $2, sitemap_urls = $3 WHERE id = $4";
+        with_pool!(&self.db, pool => sqlx::query(sql)
+            .bind(if usable { 1i16 } else { 2 })
+            .bind(millis(at))
+            .bind(i64::try_from(urls).unwrap_or(i64::MAX))
+            .bind(site_id)
+            .execute(pool)
+            .await
+            .map(drop))
+        .map_err(DbError::query("record site sitemaps"))
+    }
+
+    /// A stored media file with these bytes, if any.
+    pub async fn media(&self, content_hash: &str) -> Result<Option<MediaRow>, DbError> {
+        let sql = "SELECT content_hash, url_id FROM crawl_media WHERE content_hash = $1";
+        let row: Option<(String, i64)> =
+            with_pool!(&self.db, pool => sqlx::query_as(sql).bind(content_hash).fetch_optional(pool).await)
+                .map_err(DbError::query("read media"))?;
+        Ok(row.map(|(content_hash, url_id)| MediaRow {
+            content_hash,
+            url_id,
+        }))
+    }
+
+    /// The state of a URL by key: `(state, attempts, reason)`.
+    pub async fn url_state(
+        &self,
+        key: &str,
+    ) -> Result<Option<(UrlState, u32, Option<String>)>, DbError> {
+        let sql = "SELECT state, attempts, reason FROM crawl_urls WHERE key = $1";
+        let row: Option<(i16, i32, Option<String>)> =
+            with_pool!(&self.db, pool => sqlx::query_as(sql).bind(key).fetch_optional(pool).await)
+                .map_err(DbError::query("read URL"))?;
+        Ok(row.and_then(|(s, a, r)| {
+            Some((UrlState::from_code(s)?, u32::try_from(a).unwrap_or(0), r))
+        }))
+    }
+
+    /// URLs, origins and totals, as of `now`.
+    pub async fn status(&self, now: Timestamp) -> Result<StatusReport, DbError> {
+        let counts: Vec<(i16, i64)> = with_pool!(&self.db, pool => sqlx::query_as(
+            "SELECT state, COUNT(*) FROM crawl_urls GROUP BY state").fetch_all(pool).await)
+        .map_err(DbError::query("count URLs"))?;
+        let mut report = StatusReport::default();
+        for s in UrlState::ALL {
+            report.urls.insert(s.name().to_string(), 0);
+        }
+        for (code, n) in counts {
+            if let Some(s) = UrlState::from_code(code) {
+                report
+                    .urls
+                    .insert(s.name().to_string(), u64::try_from(n).unwrap_or(0));
+            }
+        }
+        type Row = (String, i64, i64, i32, i16, i64, i64, Option<String>);
+        let rows: Vec<Row> = with_pool!(&self.db, pool => sqlx::query_as(
+            "SELECT o.name, o.gap_ms, o.next_start, o.failures, o.paused, o.requests, o.bytes, h.name \
+             FROM crawl_origins o LEFT JOIN crawl_hosts h ON h.origin_id = o.id \
+             WHERE o.merged_into IS NULL ORDER BY o.name, h.name").fetch_all(pool).await)
+        .map_err(DbError::query("read origins"))?;
+        let now_ms = millis(now);
+        for (name, gap, next, failures, paused, requests, bytes, host) in rows {
+            let same = report
+                .origins
+                .last()
+                .is_some_and(|o: &OriginStatus| o.name == name);
+            if !same {
+                report.requests += u64::try_from(requests).unwrap_or(0);
+                report.bytes += u64::try_from(bytes).unwrap_or(0);
+                let state = if paused != 0 {
+                    "paused"
+                } else if failures > 0 && next > now_ms {
+                    "backing_off"
+                } else {
+                    "active"
+                };
+                report.origins.push(OriginStatus {
+                    name,
+                    state,
+                    hosts: Vec::new(),
+                    pace_ms: u64::try_from(gap).unwrap_or(0),
+                    failures: u32::try_from(failures).unwrap_or(0),
+                    next_start: db::from_millis(next),
+                });
+            }
+            if let (Some(h), Some(o)) = (host, report.origins.last_mut()) {
+                o.hosts.push(h);
+            }
+        }
+        Ok(report)
+    }
+}
