@@ -23,15 +23,24 @@
 //! ```
 //!
 //! A path's script is played in order, one reply per request; the last reply repeats.
-//! Unknown sites and paths answer `404`.
+//! Unknown sites and paths answer `404`, unless a generator ([`TestWeb::generate`], e.g.
+//! [`linked_pages`] for a big site of linked pages) makes a reply.
+//!
+//! [`MultiWeb`] serves the same sites on several loopback addresses (127.0.0.2 upwards), one
+//! per origin, each listening for HTTP and HTTPS on one shared port, with certificates per
+//! host name (or shared by a group of names) and hosts that refuse HTTPS.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 mod body;
 mod conn;
+mod generate;
+mod multi;
 mod reply;
 mod server;
 
+pub use generate::{linked_pages, LinkedPages};
+pub use multi::{MultiWeb, MAX_ADDRESSES};
 pub use reply::{Action, Reply};
 pub use server::{RecordedRequest, Route, Site, TestWeb, CERTIFICATE_NAMES};

@@ -35,6 +35,8 @@ pub struct RecordedRequest {
     pub tls: bool,
     /// Every header, names lower case, in order.
     pub headers: Vec<(String, String)>,
+    /// The server address it arrived on (which loopback address: which origin).
+    pub local: Option<SocketAddr>,
 }
 
 impl RecordedRequest {
@@ -54,18 +56,25 @@ type RouteKey = (Option<bool>, String, String);
 /// A route's script and how many requests it has served.
 type Script = (Vec<Reply>, usize);
 
+/// Makes replies for requests no route matches: `(host, path) -> reply`.
+pub(crate) type Generator = Arc<dyn Fn(&str, &str) -> Option<Reply> + Send + Sync>;
+
 #[derive(Default)]
-struct State {
+pub(crate) struct State {
     /// (over TLS or not, or either; host; path) to its script and the number of requests
     /// served from it.
     routes: HashMap<RouteKey, Script>,
-    requests: Vec<RecordedRequest>,
+    pub(crate) requests: Vec<RecordedRequest>,
+    /// Consulted in order when no route matches.
+    pub(crate) generators: Vec<Generator>,
+    /// Do not record requests (benchmarks: the log would grow without bound).
+    pub(crate) no_log: bool,
 }
 
 /// A running test web: one HTTP and one HTTPS listener on 127.0.0.1, serving every site.
 /// The servers stop when it is dropped.
 pub struct TestWeb {
-    state: Arc<Mutex<State>>,
+    pub(crate) state: Arc<Mutex<State>>,
     http: SocketAddr,
     https: SocketAddr,
     certificate_pem: String,
@@ -127,6 +136,22 @@ impl TestWeb {
             state,
             http: addrs.0,
             https: addrs.1,
+            certificate_pem,
+            tasks,
+        }
+    }
+
+    /// A web over listeners started elsewhere (the multi-address web).
+    pub(crate) fn from_parts(
+        state: Arc<Mutex<State>>,
+        addr: SocketAddr,
+        certificate_pem: String,
+        tasks: Vec<JoinHandle<()>>,
+    ) -> TestWeb {
+        TestWeb {
+            state,
+            http: addr,
+            https: addr,
             certificate_pem,
             tasks,
         }
@@ -217,6 +242,20 @@ impl TestWeb {
     pub fn clear_requests(&self) {
         lock(&self.state).requests.clear();
     }
+
+    /// Answer requests that no route matches with `generator(host, path)` (`None`: 404), e.g.
+    /// [`crate::linked_pages`] for a big generated site.
+    pub fn generate(
+        &self,
+        generator: impl Fn(&str, &str) -> Option<Reply> + Send + Sync + 'static,
+    ) {
+        lock(&self.state).generators.push(Arc::new(generator));
+    }
+
+    /// Stop (`false`) or resume recording requests: a benchmark's log would grow without bound.
+    pub fn set_logging(&self, on: bool) {
+        lock(&self.state).no_log = !on;
+    }
 }
 
 /// One virtual site.
@@ -262,11 +301,11 @@ impl Route<'_> {
     }
 }
 
-fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
+pub(crate) fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
     state.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-fn tls_config() -> (String, rustls::ServerConfig) {
+pub(crate) fn tls_config() -> (String, rustls::ServerConfig) {
     use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
 
     let mut ca_params = CertificateParams::new(Vec::<String>::new()).expect("CA parameters");
@@ -307,33 +346,39 @@ async fn serve(
         let Ok((tcp, _)) = listener.accept().await else {
             continue;
         };
-        let state = Arc::clone(&state);
-        let tls = tls.clone();
-        tokio::spawn(async move {
-            let sabotage = Sabotage::default();
-            let conn = Conn {
-                tcp,
-                sabotage: sabotage.clone(),
-            };
-            let is_tls = tls.is_some();
-            let service = service_fn(move |request| {
-                handle(request, Arc::clone(&state), sabotage.clone(), is_tls)
-            });
-            let builder = auto::Builder::new(TokioExecutor::new());
-            // Connection errors are part of the script (resets, garbage): ignore them.
-            match tls {
-                Some(acceptor) => {
-                    if let Ok(stream) = acceptor.accept(conn).await {
-                        let _ = builder
-                            .serve_connection(TokioIo::new(stream), service)
-                            .await;
-                    }
-                }
-                None => {
-                    let _ = builder.serve_connection(TokioIo::new(conn), service).await;
-                }
+        tokio::spawn(serve_conn(tcp, tls.clone(), Arc::clone(&state)));
+    }
+}
+
+/// Serve one accepted connection, over TLS when an acceptor is given.
+pub(crate) async fn serve_conn(
+    tcp: tokio::net::TcpStream,
+    tls: Option<tokio_rustls::TlsAcceptor>,
+    state: Arc<Mutex<State>>,
+) {
+    let local = tcp.local_addr().ok();
+    let sabotage = Sabotage::default();
+    let conn = Conn {
+        tcp,
+        sabotage: sabotage.clone(),
+    };
+    let is_tls = tls.is_some();
+    let service = service_fn(move |request| {
+        handle(request, Arc::clone(&state), sabotage.clone(), is_tls, local)
+    });
+    let builder = auto::Builder::new(TokioExecutor::new());
+    // Connection errors are part of the script (resets, garbage): ignore them.
+    match tls {
+        Some(acceptor) => {
+            if let Ok(stream) = acceptor.accept(conn).await {
+                let _ = builder
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
             }
-        });
+        }
+        None => {
+            let _ = builder.serve_connection(TokioIo::new(conn), service).await;
+        }
     }
 }
 
@@ -342,6 +387,7 @@ async fn handle(
     state: Arc<Mutex<State>>,
     sabotage: Sabotage,
     tls: bool,
+    local: Option<SocketAddr>,
 ) -> Result<hyper::Response<Body>, Infallible> {
     let host = request
         .uri()
@@ -377,10 +423,13 @@ async fn handle(
                 )
             })
             .collect(),
+        local,
     };
     let reply = {
         let mut state = lock(&state);
-        state.requests.push(recorded);
+        if !state.no_log {
+            state.requests.push(recorded);
+        }
         let key = if state
             .routes
             .contains_key(&(Some(tls), host.clone(), path.clone()))
@@ -395,7 +444,12 @@ async fn handle(
                 *served += 1;
                 replies.get(index).cloned()
             }
-            None => None,
+            None => {
+                let generators = state.generators.clone();
+                drop(state);
+                let (host, path) = (&key.1, &key.2);
+                generators.iter().find_map(|g| g(host, path))
+            }
         }
     };
     let reply = reply.unwrap_or_else(|| Reply::status(404).body("not found"));
