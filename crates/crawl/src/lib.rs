@@ -4,6 +4,8 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod directives;
+pub mod html;
 pub mod input;
 pub mod normal;
 pub mod origins;
