@@ -5,6 +5,7 @@
 #![warn(missing_docs)]
 
 pub mod directives;
+pub mod event;
 pub mod html;
 pub mod input;
 pub mod normal;

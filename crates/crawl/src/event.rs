@@ -1,0 +1,110 @@
+//! What a crawl reports as it goes: one event per line with `--json`, log lines otherwise,
+//! and the counters of the live progress display.
+
+use std::time::Duration;
+
+use jiff::Timestamp;
+
+/// One thing that happened.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    /// A URL was fetched (any status), or answered 304.
+    Fetch {
+        /// The URL requested first.
+        url: String,
+        /// The final URL after redirects.
+        final_url: String,
+        /// The HTTP status.
+        status: u16,
+        /// Body bytes (decoded).
+        bytes: u64,
+        /// `noindex,nofollow` directives that applied.
+        #[serde(skip_serializing_if = "String::is_empty")]
+        directives: String,
+        /// Media rather than a page.
+        media: bool,
+    },
+    /// A URL was not fetched.
+    Skip {
+        /// The URL.
+        url: String,
+        /// Why (`disallowed`, `robots_unreachable`, `out_of_scope`, `lastmod`, ...).
+        reason: String,
+    },
+    /// A request failed and the URL was queued again or given up.
+    Error {
+        /// The URL.
+        url: String,
+        /// The error.
+        error: String,
+        /// Attempts so far.
+        attempts: u32,
+        /// Whether it was given up.
+        given_up: bool,
+    },
+    /// An origin backs off.
+    Backoff {
+        /// The origin.
+        origin: String,
+        /// Failures in a row.
+        failures: u32,
+        /// Until when.
+        until: Timestamp,
+    },
+    /// An origin is paused until a probe succeeds.
+    Pause {
+        /// The origin.
+        origin: String,
+        /// When the next probe may go.
+        probe_at: Timestamp,
+    },
+    /// A paused origin's probe succeeded.
+    Resume {
+        /// The origin.
+        origin: String,
+    },
+    /// Two origins became one.
+    Merge {
+        /// The origin absorbed.
+        absorbed: String,
+        /// The origin that remains.
+        into: String,
+        /// The evidence (`addresses`, `certificate`, `backend`, `operator`).
+        evidence: String,
+    },
+    /// The crawl ended.
+    Done {
+        /// Pages and media fetched in this run.
+        fetched: u64,
+        /// Why it ended (`finished`, `max_pages`, `interrupted`).
+        reason: String,
+        /// Seconds it ran.
+        seconds: f64,
+    },
+}
+
+/// Counters for the progress display and the final summary.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Responses received.
+    pub fetched: u64,
+    /// URLs skipped.
+    pub skipped: u64,
+    /// Failed requests.
+    pub errors: u64,
+    /// Body bytes.
+    pub bytes: u64,
+}
+
+impl Event {
+    /// The event as one JSON line.
+    pub fn json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|_| String::from("{\"event\":\"unserialisable\"}"))
+    }
+}
+
+/// `1.5 s` style.
+pub fn seconds(d: Duration) -> f64 {
+    (d.as_secs_f64() * 1000.0).round() / 1000.0
+}
