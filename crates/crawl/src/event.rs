@@ -100,7 +100,8 @@ pub struct Counters {
 impl Event {
     /// The event as one JSON line.
     pub fn json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_else(|_| String::from("{\"event\":\"unserialisable\"}"))
+        serde_json::to_string(self)
+            .unwrap_or_else(|_| String::from("{\"event\":\"unserialisable\"}"))
     }
 }
 

@@ -187,6 +187,22 @@ fn records_read_back_with_ids_digests_and_links() {
 }
 
 #[test]
+fn members_encoded_elsewhere_are_appended_as_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut w, _) = WarcWriter::open(dir.path(), WarcOptions::default()).unwrap();
+    let mut r = WarcRecord::new(RecordKind::Resource, Timestamp::now());
+    r.target_uri = Some("https://example.test/r");
+    r.block = vec![b"resource body"];
+    let member = crawl::warc::encode_member(&r);
+    let locs = w.write_encoded(&[member.clone(), member]).unwrap();
+    assert_eq!(locs[1].offset, locs[0].offset + locs[0].length);
+    w.close().unwrap();
+    let files = read_all(dir.path());
+    assert_eq!(files[0].1.len(), 3);
+    assert_eq!(files[0].1[2].body(), b"resource body");
+}
+
+#[test]
 fn files_rotate_at_the_size_limit() {
     let dir = tempfile::tempdir().unwrap();
     let options = WarcOptions {

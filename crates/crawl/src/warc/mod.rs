@@ -24,4 +24,6 @@ pub use record::{
     REVISIT_PROFILE_NOT_MODIFIED,
 };
 pub use recover::{recover_file, Recovered};
-pub use writer::{RecordLocation, WarcError, WarcOptions, WarcWriter, DEFAULT_MAX_FILE_BYTES};
+pub use writer::{
+    encode_member, RecordLocation, WarcError, WarcOptions, WarcWriter, DEFAULT_MAX_FILE_BYTES,
+};

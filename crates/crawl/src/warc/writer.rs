@@ -141,6 +141,36 @@ impl WarcWriter {
         records.iter().map(|r| write_member(current, r)).collect()
     }
 
+    /// Append records already encoded by [`encode_member`] (compressed on worker threads, so
+    /// the one writer only appends bytes), as one group kept in one file.
+    pub fn write_encoded(&mut self, members: &[Vec<u8>]) -> Result<Vec<RecordLocation>, WarcError> {
+        let full = self
+            .current
+            .as_ref()
+            .is_some_and(|c| c.bytes >= self.options.max_file_bytes && c.records > 1);
+        if full {
+            self.finish_current()?;
+        }
+        if self.current.is_none() {
+            self.start_file()?;
+        }
+        let Some(c) = self.current.as_mut() else {
+            unreachable!("a file was just started")
+        };
+        let mut locations = Vec::with_capacity(members.len());
+        for m in members {
+            c.out.write_all(m).map_err(io("write", &c.open_path))?;
+            locations.push(RecordLocation {
+                file: c.name.clone(),
+                offset: c.bytes,
+                length: m.len() as u64,
+            });
+            c.bytes += m.len() as u64;
+            c.records += 1;
+        }
+        Ok(locations)
+    }
+
     /// Hand everything written so far to the operating system (and to the disk with
     /// [`WarcOptions::sync`]).
     pub fn flush(&mut self) -> Result<(), WarcError> {
@@ -249,6 +279,20 @@ impl<W: Write> Write for Counting<'_, W> {
     fn flush(&mut self) -> std::io::Result<()> {
         self.inner.flush()
     }
+}
+
+/// One record as its gzip member, ready for [`WarcWriter::write_encoded`].
+pub fn encode_member(record: &WarcRecord<'_>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(record.block_len() / 2 + 512);
+    let mut gz = GzEncoder::new(&mut out, Compression::fast());
+    // Writing into a Vec cannot fail.
+    let _ = gz.write_all(record.header().as_bytes());
+    for part in &record.block {
+        let _ = gz.write_all(part);
+    }
+    let _ = gz.write_all(b"\r\n\r\n");
+    let _ = gz.finish();
+    out
 }
 
 fn write_member(c: &mut Current, record: &WarcRecord<'_>) -> Result<RecordLocation, WarcError> {
