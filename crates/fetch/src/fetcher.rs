@@ -356,6 +356,8 @@ impl Fetcher {
                     return Err(error);
                 }
             };
+            let mut response = response;
+            redact_location(&mut response.head.headers, &hop_request.url);
             tracing::debug!(status = response.head.status.as_u16(), version = ?response.head.version, "response head");
             let host = hop_request.url.host_str().unwrap_or_default().to_owned();
             let body = match request.method {
@@ -431,6 +433,25 @@ impl Fetcher {
             redirects: chain.into_hops(),
             result,
         }
+    }
+}
+
+/// Replaces a `Location` carrying credentials (`http://user:secret@host/`) by the URL it
+/// points to without them: the one change made to headers as received, so that no secret
+/// is shown, stored or archived.
+fn redact_location(headers: &mut HeaderMap, base: &Url) {
+    let Some(value) = headers.get(header::LOCATION) else {
+        return;
+    };
+    let raw = String::from_utf8_lossy(value.as_bytes()).into_owned();
+    let Ok(target) = base.join(raw.trim()) else {
+        return;
+    };
+    if target.username().is_empty() && target.password().is_none() {
+        return;
+    }
+    if let Ok(clean) = HeaderValue::from_str(without_credentials(&target).as_str()) {
+        headers.insert(header::LOCATION, clean);
     }
 }
 
