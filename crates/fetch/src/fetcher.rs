@@ -153,6 +153,8 @@ impl Request {
 /// received, and the body still to be read (or dropped).
 #[derive(Debug)]
 pub struct Hop {
+    /// When the request was sent (wall clock; WARC-Date).
+    pub sent_at: jiff::Timestamp,
     /// The request as sent (`Host` first).
     pub request: HopRequest,
     /// The response head as received.
@@ -161,9 +163,22 @@ pub struct Hop {
     pub body: BodyReader,
 }
 
+impl Hop {
+    /// The hop for the record (without its body).
+    pub fn record(&self) -> HopRecord {
+        HopRecord {
+            sent_at: self.sent_at,
+            request: self.request.clone(),
+            head: self.head.clone(),
+        }
+    }
+}
+
 /// One hop of an exchange, for the record (WARC request/response pairs, the audit's hops).
 #[derive(Debug, Clone)]
 pub struct HopRecord {
+    /// When the request was sent (wall clock).
+    pub sent_at: jiff::Timestamp,
     /// The request as sent.
     pub request: HopRequest,
     /// The response head as received.
@@ -342,6 +357,7 @@ impl Fetcher {
         let hop_request = self.hop_request(request, url)?;
         let span = tracing::debug_span!("hop", method = ?request.method, url = %hop_request.url);
         async {
+            let sent_at = jiff::Timestamp::now();
             let first_byte = self.inner.config.timeouts.first_byte;
             let response = deadline
                 .run(
@@ -375,6 +391,7 @@ impl Fetcher {
                 ),
             };
             Ok(Hop {
+                sent_at,
                 request: hop_request,
                 head: response.head,
                 body,
@@ -412,10 +429,7 @@ impl Fetcher {
                 Ok(hop) => hop,
                 Err(error) => break Err(error),
             };
-            exchanges.push(HopRecord {
-                request: hop.request.clone(),
-                head: hop.head.clone(),
-            });
+            exchanges.push(hop.record());
             match chain.next(&url, hop.head.status, &hop.head.headers) {
                 Ok(Next::Follow(next)) => url = next,
                 Ok(Next::Final) => {

@@ -334,10 +334,7 @@ impl Polite {
         };
         let learned = Learned::from_response(hop.head.status, &hop.head.headers);
         permit.learn(learned);
-        trail.exchanges.push(HopRecord {
-            request: hop.request.clone(),
-            head: hop.head.clone(),
-        });
+        trail.exchanges.push(hop.record());
         Ok((hop, permit, learned))
     }
 
