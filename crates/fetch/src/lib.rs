@@ -100,8 +100,8 @@ pub use pacer::{
     DEFAULT_PAUSE_AFTER, MAX_CRAWL_DELAY, MAX_PROBE_INTERVAL,
 };
 pub use polite::{
-    Fetched, Operation, OriginMap, Outcome, Polite, PoliteRequest, PoliteResponse, ScopeOrigins,
-    SkipReason, Trail,
+    Fetched, Operation, OriginMap, Outcome, Polite, PoliteRequest, PoliteResponse, RobotsCheck,
+    ScopeOrigins, SkipReason, Trail,
 };
 pub use redirect::{
     is_redirect, without_credentials, Next, RedirectChain, RedirectError, RedirectHop,

@@ -39,8 +39,9 @@ impl OriginMap for ScopeOrigins {
 }
 
 /// One operation's limits, shared by all its requests: one deadline, and for an analysis a
-/// wait budget for pacing (RobotsTxtParser: 10 s in all for crawl-delays).
-#[derive(Debug)]
+/// wait budget for pacing (RobotsTxtParser: 10 s in all for crawl-delays). Clones share the
+/// budget.
+#[derive(Debug, Clone)]
 pub struct Operation {
     /// Nothing of the operation (hops, bodies, robots.txt fetches, waits) runs past this.
     pub deadline: Deadline,
@@ -61,6 +62,15 @@ impl Operation {
     pub fn with_wait_budget(mut self, limit: Duration) -> Operation {
         self.budget = Some(WaitBudget::new(limit));
         self
+    }
+
+    /// The same operation (same budget) with a deadline no later than `deadline`: a phase
+    /// with its own time limit (the analysis's "no sitemap after 20 s").
+    pub fn narrowed(&self, deadline: Deadline) -> Operation {
+        Operation {
+            deadline: self.deadline.min(deadline),
+            budget: self.budget.clone(),
+        }
     }
 
     fn limit(&self) -> WaitLimit<'_> {
@@ -97,6 +107,8 @@ pub enum SkipReason {
     Pacing(PaceSkip),
     /// The caller's scope check refused a redirect target.
     OutOfScope,
+    /// Not an `http`/`https` URL with a host.
+    NotFetchable,
 }
 
 /// What was done on the way, whatever the outcome.
@@ -112,6 +124,20 @@ pub struct Trail {
     pub waited: Duration,
     /// The robots.txt verdict of the last URL checked.
     pub verdict: Option<Verdict>,
+    /// What the pacer learned from the last request sent (success, failure with
+    /// `Retry-After`), if one was sent.
+    pub learned: Option<Learned>,
+}
+
+/// A robots.txt check: the verdict, the fetch made for it (if one was), the time waited.
+#[derive(Debug, Clone)]
+pub struct RobotsCheck {
+    /// The answer.
+    pub verdict: Verdict,
+    /// The robots.txt fetch made for it, when one was (not when the answer was known).
+    pub fetched: Option<RobotsFetch>,
+    /// The time waited for the origin's turn before fetching.
+    pub waited: Duration,
 }
 
 /// A fetched response: its head, and its body to be read. The body holds the origin's turn
@@ -283,9 +309,7 @@ impl Polite {
         trail: &mut Trail,
     ) -> Result<(crate::fetcher::Hop, crate::pacer::Permit, Learned), Outcome> {
         let scope = Scope::of(url).map_err(Outcome::Failed)?;
-        let verdict = self
-            .verdict(&scope, url, request.tokens, operation, trail)
-            .await?;
+        let verdict = self.verdict(url, request.tokens, operation, trail).await?;
         let skip = |reason| Outcome::Skipped {
             url: url.clone(),
             reason,
@@ -328,38 +352,45 @@ impl Polite {
         let hop = match hop {
             Ok(hop) => hop,
             Err(error) => {
-                permit.learn(Learned::from_error(&error));
+                let learned = Learned::from_error(&error);
+                permit.learn(learned);
+                trail.learned = Some(learned);
                 return Err(Outcome::Failed(error));
             }
         };
         let learned = Learned::from_response(hop.head.status, &hop.head.headers);
         permit.learn(learned);
+        trail.learned = Some(learned);
         trail.exchanges.push(hop.record());
         Ok((hop, permit, learned))
     }
 
-    /// The robots.txt verdict for `url`, fetching robots.txt (paced, as a probe, under the
-    /// deadline) when the lifecycle says so.
-    async fn verdict(
+    /// The robots.txt verdict for `url` as `tokens`, fetching the robots.txt of its scope
+    /// when the lifecycle says so: paced (as the probe of its origin), under the
+    /// operation's deadline, counted in its wait budget. With
+    /// [`Policy::FreshPerOperation`](crate::Policy) the first check of a scope fetches and
+    /// later ones reuse the answer, so an analysis reads robots.txt first with this and its
+    /// page fetch then costs no second robots.txt request.
+    pub async fn check_robots(
         &self,
-        scope: &Scope,
         url: &Url,
         tokens: &[&str],
         operation: &Operation,
-        trail: &mut Trail,
-    ) -> Result<Verdict, Outcome> {
+    ) -> Result<RobotsCheck, SkipReason> {
+        let scope = Scope::of(url).map_err(|_| SkipReason::NotFetchable)?;
+        let host = scope.host();
         let fetcher = self.fetcher();
         let origin = self.origins.origin_of(scope.robots_txt_url());
         let waited = std::sync::Mutex::new(Duration::ZERO);
         let checked = self
             .robots
-            .check_with(scope, url, tokens, |robots_url, validators| {
+            .check_with(&scope, url, tokens, |robots_url, validators| {
                 let waited = &waited;
                 async move {
                     // robots.txt is the probe of a paused origin.
                     let mut permit = self
                         .pacer
-                        .acquire(&origin, scope.host(), None, true, operation.limit())
+                        .acquire(&origin, host, None, true, operation.limit())
                         .await?;
                     *waited
                         .lock()
@@ -380,17 +411,35 @@ impl Polite {
                 }
             })
             .await;
-        trail.waited += *waited
+        let waited = *waited
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         match checked {
-            Ok((verdict, fetched)) => {
-                trail.robots_fetches.extend(fetched);
-                Ok(verdict)
+            Ok((verdict, fetched)) => Ok(RobotsCheck {
+                verdict,
+                fetched,
+                waited,
+            }),
+            Err(pace) => Err(SkipReason::Pacing(pace)),
+        }
+    }
+
+    async fn verdict(
+        &self,
+        url: &Url,
+        tokens: &[&str],
+        operation: &Operation,
+        trail: &mut Trail,
+    ) -> Result<Verdict, Outcome> {
+        match self.check_robots(url, tokens, operation).await {
+            Ok(check) => {
+                trail.waited += check.waited;
+                trail.robots_fetches.extend(check.fetched);
+                Ok(check.verdict)
             }
-            Err(pace) => Err(Outcome::Skipped {
+            Err(reason) => Err(Outcome::Skipped {
                 url: url.clone(),
-                reason: SkipReason::Pacing(pace),
+                reason,
             }),
         }
     }

@@ -30,7 +30,10 @@ use url::Url;
 use crate::config::FetchConfig;
 use crate::error::FetchError;
 use crate::fetcher::Fetcher;
-use crate::http::{BoxFuture, HopRequest, HopResponse, HttpClient, Method, RawBody, ResponseHead};
+use crate::http::{
+    BoxFuture, CertificateDigest, HopRequest, HopResponse, HttpClient, Method, RawBody,
+    ResponseHead,
+};
 
 /// One scripted reply.
 #[derive(Debug, Clone)]
@@ -42,6 +45,8 @@ pub struct Reply {
     drip: Option<(Bytes, Duration, usize)>,
     error: Option<FetchError>,
     body_error: Option<FetchError>,
+    remote_addr: Option<SocketAddr>,
+    tls_leaf_sha256: Option<CertificateDigest>,
 }
 
 impl Reply {
@@ -58,6 +63,8 @@ impl Reply {
             drip: None,
             error: None,
             body_error: None,
+            remote_addr: None,
+            tls_leaf_sha256: None,
         }
     }
 
@@ -111,6 +118,18 @@ impl Reply {
     /// Sends the body as `count` copies of `chunk`, one every `every`.
     pub fn drip(mut self, chunk: &[u8], every: Duration, count: usize) -> Reply {
         self.drip = Some((Bytes::copy_from_slice(chunk), every, count));
+        self
+    }
+
+    /// Answers from this address (default: 192.0.2.1 on the URL's port).
+    pub fn remote_addr(mut self, address: SocketAddr) -> Reply {
+        self.remote_addr = Some(address);
+        self
+    }
+
+    /// Presents a TLS leaf certificate with this digest (origin grouping tests).
+    pub fn tls_leaf_sha256(mut self, digest: CertificateDigest) -> Reply {
+        self.tls_leaf_sha256 = Some(digest);
         self
     }
 
@@ -268,8 +287,10 @@ impl ScriptedWeb {
                 status: reply.status,
                 version: Version::HTTP_11,
                 headers: reply.headers,
-                remote_addr: Some(SocketAddr::from(([192, 0, 2, 1], port))),
-                tls_leaf_sha256: None,
+                remote_addr: reply
+                    .remote_addr
+                    .or(Some(SocketAddr::from(([192, 0, 2, 1], port)))),
+                tls_leaf_sha256: reply.tls_leaf_sha256,
             },
             body,
         })

@@ -149,8 +149,10 @@ async fn crawl_delays_are_waited_within_the_budget_and_the_rest_is_skipped() {
         Duration::from_secs(6),
         "robots.txt at 0 s, the page one crawl-delay later"
     );
-    // Another 6 s would make 12 > 10: skipped, and said why.
-    let sitemap = get(&polite, "https://a.test/sitemap.xml", &operation).await;
+    // Another 6 s would make 12 > 10: skipped, and said why. The sitemap phase has its own
+    // deadline but shares the analysis's budget.
+    let sitemaps = operation.narrowed(fetch::Deadline::after(Duration::from_secs(20)));
+    let sitemap = get(&polite, "https://a.test/sitemap.xml", &sitemaps).await;
     assert!(
         matches!(
             sitemap.outcome,
@@ -232,6 +234,12 @@ async fn what_the_pacer_learns_slows_the_next_request_and_the_body_holds_the_tur
         panic!()
     };
     assert_eq!(fetched.head.status.as_u16(), 503);
+    assert_eq!(
+        first.trail.learned,
+        Some(fetch::Learned::Failure {
+            retry_after: Some(Duration::from_secs(120))
+        })
+    );
     drop(fetched);
     let start = Instant::now();
     let second = get(&polite, "https://a.test/busy", &operation).await;
@@ -256,4 +264,36 @@ async fn what_the_pacer_learns_slows_the_next_request_and_the_body_holds_the_tur
     let released = Instant::now();
     drop(held);
     assert!(waiting.await.unwrap() >= released);
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_analysis_reads_robots_txt_first_and_its_page_fetch_reuses_the_answer() {
+    let web = ScriptedWeb::new();
+    web.route(
+        "https://a.test/robots.txt",
+        Reply::robots_txt("User-agent: *\nCrawl-delay: 3\n"),
+    );
+    web.route("https://a.test/page", Reply::ok().body("<head></head>"));
+    let polite = analysis(&web);
+    let operation = minute();
+    let check = polite
+        .check_robots(&url("https://a.test/page"), BOT, &operation)
+        .await
+        .unwrap();
+    assert!(check.verdict.allowed);
+    let fetched = check.fetched.unwrap();
+    assert_eq!(fetched.status.map(|s| s.as_u16()), Some(200));
+    assert_eq!(fetched.exchanges.len(), 1);
+    let page = get(&polite, "https://a.test/page", &operation).await;
+    assert!(matches!(page.outcome, Outcome::Fetched(_)));
+    assert!(
+        page.trail.robots_fetches.is_empty(),
+        "memoised for the analysis"
+    );
+    assert_eq!(page.trail.waited, Duration::from_secs(3));
+    assert_eq!(web.requests_to("https://a.test/robots.txt").len(), 1);
+    assert_eq!(
+        operation.budget.as_ref().unwrap().left(),
+        Duration::from_secs(7)
+    );
 }

@@ -56,11 +56,12 @@ impl fmt::Display for OriginKey {
 }
 
 /// The most one operation may wait in all for pacing (RobotsTxtParser: 10 s in all for
-/// crawl-delays within one analysis). Shared by every request of the operation.
-#[derive(Debug)]
+/// crawl-delays within one analysis). Shared by every request of the operation: clones share
+/// what was spent.
+#[derive(Debug, Clone)]
 pub struct WaitBudget {
     limit: Duration,
-    spent: Mutex<Duration>,
+    spent: Arc<Mutex<Duration>>,
 }
 
 impl WaitBudget {
@@ -68,7 +69,7 @@ impl WaitBudget {
     pub fn new(limit: Duration) -> WaitBudget {
         WaitBudget {
             limit,
-            spent: Mutex::new(Duration::ZERO),
+            spent: Arc::new(Mutex::new(Duration::ZERO)),
         }
     }
 
