@@ -19,6 +19,9 @@ use http::StatusCode;
 use robots::RobotsTxt;
 use url::Url;
 
+use tracing::Instrument;
+
+use crate::body::ContentCoding;
 use crate::deadline::Deadline;
 use crate::error::FetchError;
 use crate::fetcher::{Fetcher, HopRecord, Request, Validators};
@@ -203,7 +206,17 @@ pub async fn fetch_robots_txt_within(
     deadline: Deadline,
 ) -> RobotsFetch {
     let span = tracing::debug_span!("robots_txt", url = %robots_url);
-    let _entered = span.enter();
+    fetch_robots(fetcher, robots_url, validators, deadline)
+        .instrument(span)
+        .await
+}
+
+async fn fetch_robots(
+    fetcher: &Fetcher,
+    robots_url: &Url,
+    validators: Option<&Validators>,
+    deadline: Deadline,
+) -> RobotsFetch {
     let fetched_at = jiff::Timestamp::now();
     let mut request = Request::get(robots_url.clone())
         .max_body_bytes(ROBOTS_TXT_MAX_BYTES)
@@ -213,24 +226,22 @@ pub async fn fetch_robots_txt_within(
         request = request.validators(validators.clone());
     }
     let conditional = request.validators.is_some();
-    drop(_entered);
     let traced = fetcher
         .fetch_traced(request, fetcher.deadline(Some(deadline)))
         .await;
     let response = match traced.result {
-        Ok(response) if !response.coding.is_supported() => {
-            let encoding = match &response.coding {
-                crate::body::ContentCoding::Unsupported(name) => name.clone(),
-                _ => String::new(),
-            };
-            Err(FetchError::UnsupportedEncoding { encoding })
-        }
-        other => other,
+        Ok(response) => match &response.coding {
+            ContentCoding::Unsupported(encoding) => Err(FetchError::UnsupportedEncoding {
+                encoding: encoding.clone(),
+            }),
+            _ => Ok(response),
+        },
+        Err(error) => Err(error),
     };
     let response = match response {
         Ok(response) => response,
         Err(error) => {
-            tracing::debug!(parent: &span, error = %error.full_message(), outcome = "unreachable", "robots.txt");
+            tracing::debug!(error = %error.full_message(), outcome = "unreachable", "robots.txt");
             let mut failed = RobotsFetch::failed(robots_url.clone(), traced.redirects, error);
             failed.fetched_at = fetched_at;
             return failed;
@@ -238,7 +249,7 @@ pub async fn fetch_robots_txt_within(
     };
     let status = response.status;
     let outcome = outcome_of(status, conditional);
-    tracing::debug!(parent: &span, status = status.as_u16(), %outcome, bytes = response.body.len(), "robots.txt");
+    tracing::debug!(status = status.as_u16(), %outcome, bytes = response.body.len(), "robots.txt");
     let robots = (outcome == RobotsOutcome::Rules).then(|| RobotsTxt::parse(&response.body));
     RobotsFetch {
         robots_url: robots_url.clone(),
