@@ -83,7 +83,7 @@ fn to_json(url: &url::Url, fetched: &RobotsFetch, verdict: &Verdict) -> serde_js
         "url": url.as_str(),
         "robots_txt": fetched.robots_url.as_str(),
         "outcome": fetched.outcome,
-        "status": fetched.status,
+        "status": fetched.status.map(|s| s.as_u16()),
         "final_url": fetched.final_url.as_ref().map(|u| u.as_str()),
         "redirects": fetched.redirects,
         "bytes_read": fetched.bytes_read,
@@ -92,7 +92,7 @@ fn to_json(url: &url::Url, fetched: &RobotsFetch, verdict: &Verdict) -> serde_js
         "x_robots_tag": fetched.x_robots_tag,
         "cache_lifetime_seconds": cache_lifetime(fetched),
         "retry_after_seconds": fetched.retry_after.map(|d| d.as_secs()),
-        "error": fetched.error.as_ref().map(|e| json!({"kind": e.kind(), "message": e.to_string()})),
+        "error": fetched.error.as_ref().map(|e| json!({"kind": e.kind(), "message": e.full_message()})),
         "sitemaps": sitemaps(fetched),
         "allowed": verdict.allowed,
         "source": verdict.source,
@@ -116,7 +116,7 @@ fn to_text(url: &url::Url, fetched: &RobotsFetch, verdict: &Verdict) -> String {
         }
     }
     if let Some(error) = &fetched.error {
-        let _ = writeln!(text, "error:       {error}");
+        let _ = writeln!(text, "error:       {}", error.full_message());
     }
     for hop in &fetched.redirects {
         let _ = writeln!(
