@@ -72,7 +72,7 @@ impl Default for Timeouts {
 pub struct ResolvePin {
     /// The host, lower case punycode.
     pub host: String,
-    /// The port the pin applies to.
+    /// The port the pin applies to; 0 pins the host on every port (a hosts(5) file).
     pub port: u16,
     /// The addresses to connect to, in order of preference.
     pub addresses: Vec<IpAddr>,

@@ -1,7 +1,7 @@
 //! The fetcher: GET and HEAD over the HTTP seam, with exact request headers, one deadline,
 //! the one redirect loop, capped decoded bodies and raw exchanges.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use http::header::{self, HeaderMap, HeaderValue};
@@ -81,6 +81,9 @@ pub struct Request {
     pub accept: HeaderValue,
     /// Also keep the body as received (content-coded), up to the same cap, for archiving.
     pub keep_raw: bool,
+    /// Present this product token in the User-Agent instead of the fetcher's (JittyBot
+    /// fetches media as `JittyBot-Image`): same version and info URL.
+    pub agent: Option<String>,
 }
 
 impl Request {
@@ -95,6 +98,7 @@ impl Request {
             stop_marker: None,
             accept: HeaderValue::from_static(DEFAULT_ACCEPT),
             keep_raw: false,
+            agent: None,
         }
     }
 
@@ -300,6 +304,12 @@ impl Fetcher {
         })
     }
 
+    /// The checked addresses of `host` for `port`, as a request would use them (empty from a
+    /// client without resolution).
+    pub async fn resolve(&self, host: &str, port: u16) -> Result<Vec<IpAddr>, FetchError> {
+        self.inner.client.resolve(host, port).await
+    }
+
     /// The configuration this fetcher was built from.
     pub fn config(&self) -> &FetchConfig {
         &self.inner.config
@@ -323,7 +333,18 @@ impl Fetcher {
             HopRequest::host_header(&url).ok_or_else(|| FetchError::invalid(&url, "no host"))?;
         let mut headers = HeaderMap::new();
         headers.insert(header::HOST, host);
-        headers.insert(header::USER_AGENT, self.inner.user_agent.clone());
+        let user_agent = match &request.agent {
+            None => self.inner.user_agent.clone(),
+            Some(token) => {
+                let config = FetchConfig {
+                    token: token.clone(),
+                    ..self.inner.config.clone()
+                };
+                HeaderValue::from_str(&config.user_agent())
+                    .map_err(|_| FetchError::invalid(&url, "product token not fit for a header"))?
+            }
+        };
+        headers.insert(header::USER_AGENT, user_agent);
         headers.insert(header::ACCEPT, request.accept.clone());
         headers.insert(
             header::ACCEPT_ENCODING,

@@ -147,6 +147,18 @@ pub trait HttpClient: Send + Sync {
     /// Sends `request` and returns its response head with the body still to be read.
     /// Time limits are applied by the caller around this future and around the body.
     fn send(&self, request: HopRequest) -> BoxFuture<'_, Result<HopResponse, FetchError>>;
+
+    /// The addresses `host` resolves to for `port`, checked against the address policy, as a
+    /// request would use them (the crawler groups hosts into origins by them before its first
+    /// request). Clients without resolution (the scripted web) answer an empty list.
+    fn resolve<'a>(
+        &'a self,
+        host: &'a str,
+        port: u16,
+    ) -> BoxFuture<'a, Result<Vec<std::net::IpAddr>, FetchError>> {
+        let _ = (host, port);
+        Box::pin(async { Ok(Vec::new()) })
+    }
 }
 
 impl fmt::Debug for dyn HttpClient {

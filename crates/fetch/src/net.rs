@@ -109,6 +109,14 @@ impl ReqwestClient {
 }
 
 impl HttpClient for ReqwestClient {
+    fn resolve<'a>(
+        &'a self,
+        host: &'a str,
+        port: u16,
+    ) -> BoxFuture<'a, Result<Vec<std::net::IpAddr>, FetchError>> {
+        Box::pin(self.resolver.resolve_checked(host, Some(port)))
+    }
+
     fn send(&self, request: HopRequest) -> BoxFuture<'_, Result<HopResponse, FetchError>> {
         Box::pin(self.send_checked(request))
     }

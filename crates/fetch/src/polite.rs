@@ -47,6 +47,9 @@ pub struct Operation {
     pub deadline: Deadline,
     /// The most its requests may wait for their turns, in all.
     pub budget: Option<WaitBudget>,
+    /// The most one request waits for its turn: longer is [`PaceSkip::NotBefore`] (a
+    /// crawler with other work does not wait out a back-off).
+    pub max_wait: Option<Duration>,
 }
 
 impl Operation {
@@ -55,7 +58,14 @@ impl Operation {
         Operation {
             deadline: Deadline::after(budget),
             budget: None,
+            max_wait: None,
         }
+    }
+
+    /// Limits each wait for a turn to `max_wait`.
+    pub fn with_max_wait(mut self, max_wait: Duration) -> Operation {
+        self.max_wait = Some(max_wait);
+        self
     }
 
     /// Adds a wait budget.
@@ -70,6 +80,7 @@ impl Operation {
         Operation {
             deadline: self.deadline.min(deadline),
             budget: self.budget.clone(),
+            max_wait: self.max_wait,
         }
     }
 
@@ -77,7 +88,7 @@ impl Operation {
         WaitLimit {
             deadline: Some(self.deadline),
             budget: self.budget.as_ref(),
-            max_wait: None,
+            max_wait: self.max_wait,
         }
     }
 }

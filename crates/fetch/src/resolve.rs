@@ -84,12 +84,11 @@ impl Resolver {
         if let Ok(address) = literal.unwrap_or(host).parse::<IpAddr>() {
             return Ok(vec![address]);
         }
-        // Without a port (the client's own resolver) any pin for the host applies.
-        if let Some(pin) = self
-            .pins
-            .iter()
-            .find(|pin| pin.host == host && port.is_none_or(|port| pin.port == port))
-        {
+        // Without a port (the client's own resolver) any pin for the host applies; a pin for
+        // port 0 applies to every port (a hosts(5) file).
+        if let Some(pin) = self.pins.iter().find(|pin| {
+            pin.host == host && (pin.port == 0 || port.is_none_or(|port| pin.port == port))
+        }) {
             return Ok(pin.addresses.clone());
         }
         let dns_error = |source: Cause| FetchError::Dns {
@@ -197,6 +196,18 @@ mod tests {
             .resolve_checked("inside.test", Some(80))
             .await
             .is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_pin_for_port_zero_applies_to_every_port() {
+        let resolver = pinned(&["any.test:0:127.0.0.2"], true);
+        for port in [80, 8443] {
+            let got = resolver
+                .resolve_checked("any.test", Some(port))
+                .await
+                .unwrap();
+            assert_eq!(got, vec!["127.0.0.2".parse::<IpAddr>().unwrap()]);
+        }
     }
 
     #[tokio::test]

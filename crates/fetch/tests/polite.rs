@@ -297,3 +297,49 @@ async fn an_analysis_reads_robots_txt_first_and_its_page_fetch_reuses_the_answer
         Duration::from_secs(7)
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_request_may_present_another_product_token_and_refuse_long_waits() {
+    let web = ScriptedWeb::new();
+    web.route(
+        "https://a.test/robots.txt",
+        Reply::robots_txt("User-agent: *\nAllow: /\n"),
+    );
+    web.route("https://a.test/img.png", Reply::ok().body("png"));
+    let crawler = polite(&web, PacerConfig::default(), Policy::Cached);
+    let operation = Operation::within(Duration::from_secs(60)).with_max_wait(Duration::ZERO);
+    let mut request = Request::get(url("https://a.test/img.png"));
+    request.agent = Some("JittyBot-Image".into());
+    let response = crawler
+        .fetch(
+            PoliteRequest::new(request, &["JittyBot-Image", "JittyBot"]),
+            &operation,
+        )
+        .await;
+    assert!(
+        matches!(response.outcome, Outcome::Fetched(_)),
+        "{:?}",
+        response.outcome
+    );
+    drop(response);
+    let agent = web.requests_to("https://a.test/img.png")[0].headers["user-agent"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert!(agent.contains("(compatible; JittyBot-Image/"), "{agent}");
+    // The second request would wait for the 1 s pace: with max_wait 0 it is not made.
+    let response = crawler
+        .fetch(
+            PoliteRequest::new(Request::get(url("https://a.test/img.png")), BOT),
+            &operation,
+        )
+        .await;
+    match response.outcome {
+        Outcome::Skipped {
+            reason: SkipReason::Pacing(PaceSkip::NotBefore { .. }),
+            ..
+        } => {}
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(web.requests_to("https://a.test/img.png").len(), 1);
+}
