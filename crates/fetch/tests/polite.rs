@@ -307,13 +307,14 @@ async fn a_request_may_present_another_product_token_and_refuse_long_waits() {
     );
     web.route("https://a.test/img.png", Reply::ok().body("png"));
     let crawler = polite(&web, PacerConfig::default(), Policy::Cached);
-    let operation = Operation::within(Duration::from_secs(60)).with_max_wait(Duration::ZERO);
+    // The image waits its 1 s turn after robots.txt (a wait within 5 s is allowed)...
+    let patient = Operation::within(Duration::from_secs(60)).with_max_wait(Duration::from_secs(5));
     let mut request = Request::get(url("https://a.test/img.png"));
     request.agent = Some("JittyBot-Image".into());
     let response = crawler
         .fetch(
             PoliteRequest::new(request, &["JittyBot-Image", "JittyBot"]),
-            &operation,
+            &patient,
         )
         .await;
     assert!(
@@ -327,7 +328,8 @@ async fn a_request_may_present_another_product_token_and_refuse_long_waits() {
         .unwrap()
         .to_string();
     assert!(agent.contains("(compatible; JittyBot-Image/"), "{agent}");
-    // The second request would wait for the 1 s pace: with max_wait 0 it is not made.
+    // ...the next one would wait for the 1 s pace again: with max_wait 0 it is not made.
+    let operation = Operation::within(Duration::from_secs(60)).with_max_wait(Duration::ZERO);
     let response = crawler
         .fetch(
             PoliteRequest::new(Request::get(url("https://a.test/img.png")), BOT),
