@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod crawler;
 pub mod directives;
 pub mod event;
 pub mod html;

@@ -139,6 +139,13 @@ impl OriginModel {
         })
     }
 
+    /// Every host known, sorted.
+    pub fn hosts_known(&self) -> Vec<String> {
+        let mut hosts = self.names.clone();
+        hosts.sort_unstable();
+        hosts
+    }
+
     /// The hosts of an origin, sorted.
     pub fn hosts_of(&self, origin: &OriginName) -> Vec<&str> {
         let mut hosts: Vec<&str> = self

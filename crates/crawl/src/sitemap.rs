@@ -100,11 +100,11 @@ pub enum SitemapError {
 /// Parse one sitemap file from `body`, keeping only entries of `site`.
 pub async fn parse_sitemap<R>(body: R, site: &Site) -> Result<Sitemap, SitemapError>
 where
-    R: AsyncRead + Unpin,
+    R: AsyncRead + Unpin + Send,
 {
     let mut raw = BufReader::new(body);
     let gzip = raw.fill_buf().await?.starts_with(&[0x1f, 0x8b]);
-    let decoded: Pin<Box<dyn AsyncRead + Unpin>> = if gzip {
+    let decoded: Pin<Box<dyn AsyncRead + Unpin + Send>> = if gzip {
         let mut d = async_compression::tokio::bufread::GzipDecoder::new(raw);
         d.multiple_members(true);
         Box::pin(d)

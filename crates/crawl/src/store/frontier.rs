@@ -85,7 +85,7 @@ pub struct FetchFacts {
     pub etag: Option<String>,
     /// Its `Last-Modified`.
     pub last_modified: Option<String>,
-    /// The SHA-1 (base32) of its payload.
+    /// The SHA-1 (base32) of its payload (`None` keeps the stored one: a 304).
     pub content_hash: Option<String>,
     /// Payload bytes.
     pub bytes: u64,
@@ -338,7 +338,7 @@ impl Store {
                     .await,
                     Some(f) => sqlx::query(
                         "UPDATE crawl_urls SET state = $1, reason = $2, attempts = $3, last_error = $4, next_due = $5, \
-                         fetched_at = $6, status = $7, etag = $8, last_modified = $9, content_hash = $10, bytes = $11, \
+                         fetched_at = $6, status = $7, etag = $8, last_modified = $9, content_hash = COALESCE($10, content_hash), bytes = $11, \
                          warc_file = $12, warc_offset = $13, warc_record_id = $14, directives = $15, redirects = $16 WHERE id = $17",
                     )
                     .bind(state)

@@ -317,6 +317,37 @@ impl Store {
         self.db.release(ORIGINS, ids, holder).await
     }
 
+    /// Work left for the crawl: URLs queued or in flight, and the earliest next start of an
+    /// origin that has some (`None` when nothing is left).
+    pub async fn pending_work(&self) -> Result<(u64, Option<Timestamp>), DbError> {
+        let n: i64 = with_pool!(&self.db, pool => sqlx::query_scalar(
+            "SELECT COUNT(*) FROM crawl_urls WHERE state IN (0, 1)").fetch_one(pool).await)
+        .map_err(DbError::query("count queued URLs"))?;
+        let next: Option<i64> = with_pool!(&self.db, pool => sqlx::query_scalar(
+            "SELECT MIN(next_start) FROM crawl_origins o WHERE merged_into IS NULL AND EXISTS \
+             (SELECT 1 FROM crawl_urls u WHERE u.origin_id = o.id AND u.state IN (0, 1))").fetch_one(pool).await)
+        .map_err(DbError::query("earliest next start"))?;
+        Ok((u64::try_from(n).unwrap_or(0), next.map(from_millis)))
+    }
+
+    /// Free the origin leases of holders that `is_dead` says are gone (processes of this
+    /// machine that no longer run), so a restart does not wait for them to expire.
+    pub async fn release_dead_leases(
+        &self,
+        is_dead: impl Fn(&str) -> bool,
+    ) -> Result<u64, DbError> {
+        let holders: Vec<String> = with_pool!(&self.db, pool => sqlx::query_scalar(
+            "SELECT DISTINCT lease_holder FROM crawl_origins WHERE lease_holder IS NOT NULL").fetch_all(pool).await)
+        .map_err(DbError::query("read lease holders"))?;
+        let mut freed = 0;
+        for h in holders.into_iter().filter(|h| is_dead(h)) {
+            let sql = "UPDATE crawl_origins SET lease_holder = NULL, lease_until = 0 WHERE lease_holder = $1";
+            freed += with_pool!(&self.db, pool => sqlx::query(sql).bind(&h).execute(pool).await.map(|r| r.rows_affected()))
+                .map_err(DbError::query("free dead leases"))?;
+        }
+        Ok(freed)
+    }
+
     /// One origin by id.
     pub async fn origin(&self, id: i64) -> Result<Option<OriginRow>, DbError> {
         let sql = format!("SELECT {ORIGIN_COLUMNS} FROM crawl_origins WHERE id = $1");

@@ -133,6 +133,14 @@ impl Store {
             .collect())
     }
 
+    /// How many entries a sitemap had when last read.
+    pub async fn sitemap_entries(&self, id: i64) -> Result<u64, DbError> {
+        let sql = "SELECT entries FROM crawl_sitemaps WHERE id = $1";
+        let n: Option<i64> = with_pool!(&self.db, pool => sqlx::query_scalar(sql).bind(id).fetch_optional(pool).await)
+            .map_err(DbError::query("read sitemap"))?;
+        Ok(n.and_then(|n| u64::try_from(n).ok()).unwrap_or(0))
+    }
+
     /// Record a sitemap read: when, its validators, how many entries, or the error.
     pub async fn sitemap_read(
         &self,
@@ -194,6 +202,15 @@ impl Store {
             .await
             .map(drop))
         .map_err(DbError::query("record site sitemaps"))
+    }
+
+    /// One seed URL key of a seed site (the first queued of its hosts), to start its
+    /// sitemaps from.
+    pub async fn seed_url_of(&self, domain: &str) -> Result<Option<String>, DbError> {
+        let sql = "SELECT u.key FROM crawl_urls u JOIN crawl_sites s ON s.id = u.site_id \
+                   WHERE s.domain = $1 AND u.kind = 0 ORDER BY u.id LIMIT 1";
+        with_pool!(&self.db, pool => sqlx::query_scalar(sql).bind(domain).fetch_optional(pool).await)
+            .map_err(DbError::query("read seed URL"))
     }
 
     /// A stored media file with these bytes, if any.

@@ -20,7 +20,7 @@ mod recover;
 mod writer;
 
 pub use record::{
-    http_request_block, http_response_head, RecordId, RecordKind, WarcRecord,
+    http_request_block, http_response_head, sha1_label, RecordId, RecordKind, WarcRecord,
     REVISIT_PROFILE_NOT_MODIFIED,
 };
 pub use recover::{recover_file, Recovered};

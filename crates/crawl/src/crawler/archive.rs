@@ -1,0 +1,201 @@
+//! WARC records of what was exchanged, encoded by the worker that made the request.
+//!
+//! The payload of a `response` record is the body **as received** (content-coded, matching
+//! the `Content-Encoding` header archived with it) when the fetcher kept it whole; otherwise
+//! (robots.txt, which the fetcher decodes; a body cut at its cap) the decoded body, and the
+//! record carries the extension field `JittyBot-Payload-Decoded: <coding>` so a reader knows
+//! the `Content-Encoding` header no longer applies. A body cut at its cap is marked
+//! `WARC-Truncated: length`; a redirect's body, which is never read, `WARC-Truncated:
+//! unspecified` with an empty payload.
+
+use fetch::{ContentCoding, HopRecord, HopRequest, ResponseHead};
+
+use crate::warc::{
+    encode_member, http_request_block, http_response_head, RecordId, RecordKind, WarcRecord,
+};
+
+/// The encoded records of one URL's work, in order.
+#[derive(Debug, Default)]
+pub(crate) struct Archive {
+    /// gzip members, ready for the writer.
+    pub(crate) members: Vec<Vec<u8>>,
+    /// Which member is the URL's own response (or revisit), for its stored location.
+    pub(crate) main: Option<usize>,
+    /// That record's id.
+    pub(crate) main_id: Option<String>,
+}
+
+/// A response payload and how it relates to the archived headers.
+pub(crate) struct Payload<'a> {
+    pub(crate) bytes: &'a [u8],
+    /// The coding removed from `bytes` (`None`: as received).
+    pub(crate) decoded_from: Option<String>,
+    pub(crate) truncated: bool,
+}
+
+fn request_block(request: &HopRequest) -> Vec<u8> {
+    let target = match request.url.query() {
+        Some(q) => format!("{}?{q}", request.url.path()),
+        None => request.url.path().to_string(),
+    };
+    http_request_block(
+        request.method.as_http().as_str(),
+        &target,
+        "HTTP/1.1",
+        request
+            .headers
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_bytes())),
+    )
+}
+
+fn response_block_head(head: &ResponseHead) -> Vec<u8> {
+    let version = match head.version {
+        http::Version::HTTP_10 => "HTTP/1.0",
+        http::Version::HTTP_2 => "HTTP/2",
+        http::Version::HTTP_3 => "HTTP/3",
+        _ => "HTTP/1.1",
+    };
+    http_response_head(
+        version,
+        head.status.as_u16(),
+        head.status.canonical_reason().unwrap_or(""),
+        head.headers.iter().map(|(n, v)| (n.as_str(), v.as_bytes())),
+    )
+}
+
+/// The coding named by the response's `Content-Encoding` when it is not identity.
+pub(crate) fn coding_name(coding: &ContentCoding) -> Option<String> {
+    match coding {
+        ContentCoding::Identity => None,
+        other => Some(format!("{other:?}").to_ascii_lowercase()),
+    }
+}
+
+impl Archive {
+    /// A request/response pair for one hop. `payload: None` means the body was not read.
+    pub(crate) fn exchange(&mut self, hop: &HopRecord, payload: Option<Payload<'_>>, main: bool) {
+        let uri = hop.request.url.as_str();
+        let ip = hop.head.remote_addr.map(|a| a.ip());
+        let head = response_block_head(&hop.head);
+        let mut response = WarcRecord::new(RecordKind::Response, hop.sent_at);
+        response.target_uri = Some(uri);
+        response.ip = ip;
+        response.content_type = Some("application/http;msgtype=response");
+        match &payload {
+            Some(p) => {
+                response.block = vec![&head, p.bytes];
+                response.payload_parts = Some(1..2);
+                if let Some(coding) = &p.decoded_from {
+                    response
+                        .fields
+                        .push(("JittyBot-Payload-Decoded", coding.clone()));
+                }
+                if p.truncated {
+                    response.fields.push(("WARC-Truncated", "length".into()));
+                }
+            }
+            None => {
+                response.block = vec![&head];
+                response.payload_parts = Some(1..1);
+                response
+                    .fields
+                    .push(("WARC-Truncated", "unspecified".into()));
+            }
+        }
+        let block = request_block(&hop.request);
+        let mut request = WarcRecord::new(RecordKind::Request, hop.sent_at);
+        request.target_uri = Some(uri);
+        request.ip = ip;
+        request.content_type = Some("application/http;msgtype=request");
+        request.block = vec![&block];
+        request
+            .fields
+            .push(("WARC-Concurrent-To", response.id.as_str().to_string()));
+        self.members.push(encode_member(&request));
+        if main {
+            self.main = Some(self.members.len());
+            self.main_id = Some(response.id.as_str().to_string());
+        }
+        self.members.push(encode_member(&response));
+    }
+
+    /// A `revisit` for a 304 (server-not-modified), referring to the stored response.
+    pub(crate) fn not_modified(&mut self, hop: &HopRecord, refers_to: Option<&str>) {
+        let uri = hop.request.url.as_str();
+        let head = response_block_head(&hop.head);
+        let mut revisit = WarcRecord::new(RecordKind::Revisit, hop.sent_at);
+        revisit.target_uri = Some(uri);
+        revisit.ip = hop.head.remote_addr.map(|a| a.ip());
+        revisit.content_type = Some("application/http;msgtype=response");
+        revisit.block = vec![&head];
+        revisit.fields.push((
+            "WARC-Profile",
+            crate::warc::REVISIT_PROFILE_NOT_MODIFIED.into(),
+        ));
+        if let Some(id) = refers_to {
+            revisit.fields.push(("WARC-Refers-To", id.to_string()));
+        }
+        revisit
+            .fields
+            .push(("WARC-Refers-To-Target-URI", uri.to_string()));
+        let block = request_block(&hop.request);
+        let mut request = WarcRecord::new(RecordKind::Request, hop.sent_at);
+        request.target_uri = Some(uri);
+        request.ip = revisit.ip;
+        request.content_type = Some("application/http;msgtype=request");
+        request.block = vec![&block];
+        request
+            .fields
+            .push(("WARC-Concurrent-To", revisit.id.as_str().to_string()));
+        self.members.push(encode_member(&request));
+        self.main = Some(self.members.len());
+        self.main_id = Some(revisit.id.as_str().to_string());
+        self.members.push(encode_member(&revisit));
+    }
+
+    /// A `revisit` for media whose bytes are already stored under another URL
+    /// (identical-payload-digest), instead of storing them again.
+    pub(crate) fn duplicate(&mut self, hop: &HopRecord, digest_of: &[u8]) {
+        let uri = hop.request.url.as_str();
+        let head = response_block_head(&hop.head);
+        let mut revisit = WarcRecord::new(RecordKind::Revisit, hop.sent_at);
+        revisit.target_uri = Some(uri);
+        revisit.ip = hop.head.remote_addr.map(|a| a.ip());
+        revisit.content_type = Some("application/http;msgtype=response");
+        revisit.block = vec![&head];
+        revisit.fields.push((
+            "WARC-Profile",
+            "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest".into(),
+        ));
+        revisit
+            .fields
+            .push(("WARC-Payload-Digest", payload_digest(digest_of)));
+        self.main = Some(self.members.len());
+        self.main_id = Some(revisit.id.as_str().to_string());
+        self.members.push(encode_member(&revisit));
+    }
+
+    /// A `metadata` record only (a noindex page: the fetch is recorded, its content not kept).
+    pub(crate) fn metadata_only(&mut self, hop: &HopRecord, fields: &str) {
+        let mut meta = WarcRecord::new(RecordKind::Metadata, hop.sent_at);
+        meta.target_uri = Some(hop.request.url.as_str());
+        meta.content_type = Some("application/warc-fields");
+        meta.block = vec![fields.as_bytes()];
+        self.main = Some(self.members.len());
+        self.main_id = Some(meta.id.as_str().to_string());
+        self.members.push(encode_member(&meta));
+    }
+}
+
+/// `sha1:BASE32` of bytes (WARC's payload digest; also the media content hash).
+pub(crate) fn payload_digest(bytes: &[u8]) -> String {
+    use sha1::Digest;
+    crate::warc::sha1_label(sha1::Sha1::digest(bytes).as_slice())
+}
+
+/// A fresh record id (for records built elsewhere).
+#[allow(dead_code)]
+pub(crate) fn record_id() -> RecordId {
+    RecordId::new()
+}

@@ -1,0 +1,473 @@
+//! The crawl itself (issues 8 and 9): seeds in, sitemaps first, origins leased and worked in
+//! parallel (one request in flight per origin, paced by fetch's pacer), everything archived
+//! and committed in batches, until nothing is left, `--max-pages`, or a stop.
+
+mod archive;
+mod committer;
+mod config;
+mod page;
+mod places;
+mod robots_store;
+mod sitemaps;
+mod worker;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use db::{DbError, Holder};
+use fetch::{Fetcher, OriginKey, OriginSnapshot, Pacer, Policy, Polite, RobotsCache};
+use jiff::Timestamp;
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+
+pub use config::{
+    CrawlConfig, FollowLinks, COMMIT_BATCH, COMMIT_INTERVAL, DEFAULT_ACTIVE_ORIGINS,
+    DEFAULT_MAX_ATTEMPTS, DEFAULT_REVISIT_AFTER, MAX_MEDIA_BYTES, MAX_PAGE_BYTES, MAX_TURN_WAIT,
+    MEDIA_AGENT, MEDIA_TOKENS, PAGE_TOKENS, SEEN_KEYS, URL_CLAIM_BATCH, URL_DEADLINE,
+};
+pub use robots_store::StoreRobots;
+
+use crate::event::Event;
+use crate::normal::NormalUrl;
+use crate::origins::OriginModel;
+use crate::store::{NewUrl, Store, UrlKind, ORIGIN_LEASE};
+use crate::warc::{WarcError, WarcWriter};
+use places::Places;
+
+/// How often the scheduler looks for origins that became due.
+const SCHEDULER_TICK: Duration = Duration::from_millis(100);
+
+/// What can stop a crawl.
+#[derive(Debug, thiserror::Error)]
+pub enum CrawlError {
+    /// The store failed.
+    #[error("the crawl store failed")]
+    Store(#[from] DbError),
+    /// Writing WARC files failed.
+    #[error("writing WARC files failed")]
+    Warc(#[from] WarcError),
+    /// The writer task ended early (after an error of its own).
+    #[error("the WARC and store writer stopped")]
+    WriterGone,
+    /// A task panicked.
+    #[error("a crawl task failed: {0}")]
+    Task(String),
+}
+
+/// Why the crawl ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    /// Nothing left to fetch.
+    Finished,
+    /// `--max-pages` reached.
+    MaxPages,
+    /// Stopped (Ctrl-C).
+    Interrupted,
+}
+
+/// Live counters (the progress display reads them while the crawl runs).
+#[derive(Debug, Default)]
+pub struct LiveCounters {
+    /// Responses received.
+    pub fetched: AtomicU64,
+    /// URLs skipped.
+    pub skipped: AtomicU64,
+    /// Failed attempts.
+    pub errors: AtomicU64,
+    /// Body bytes.
+    pub bytes: AtomicU64,
+    /// Origins being worked on.
+    pub active_origins: AtomicU64,
+}
+
+/// The shared state of a running crawl.
+pub(crate) struct Ctx {
+    store: Store,
+    polite: Polite,
+    places: Places,
+    config: CrawlConfig,
+    holder: Holder,
+    committer: committer::Committer,
+    events: mpsc::UnboundedSender<Event>,
+    stop: Arc<AtomicBool>,
+    counters: Arc<LiveCounters>,
+    pages: AtomicU64,
+    max_pages_hit: AtomicBool,
+    site_follow: Mutex<HashMap<i64, bool>>,
+    media_seen: Mutex<std::collections::HashSet<String>>,
+}
+
+impl Ctx {
+    fn stopping(&self) -> bool {
+        self.stop.load(Ordering::SeqCst) || self.max_pages_hit.load(Ordering::SeqCst)
+    }
+
+    fn emit(&self, event: Event) {
+        let _ = self.events.send(event);
+    }
+
+    fn emit_all(&self, events: Vec<Event>) {
+        events.into_iter().for_each(|e| self.emit(e));
+    }
+
+    fn count_page(&self) {
+        let n = self.pages.fetch_add(1, Ordering::SeqCst) + 1;
+        if self.config.max_pages.is_some_and(|max| n >= max) {
+            self.max_pages_hit.store(true, Ordering::SeqCst);
+        }
+    }
+
+    fn site_follow(&self, site: i64) -> Option<bool> {
+        self.site_follow
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&site)
+            .copied()
+    }
+
+    fn set_site_follow(&self, site: i64, follow: bool) {
+        self.site_follow
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(site, follow);
+    }
+
+    /// Whether this process has not seen these media bytes yet (remembering them).
+    fn first_media(&self, hash: &str) -> bool {
+        self.media_seen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(hash.to_string())
+    }
+
+    /// Back-off and pause events, from the pacer's state before and after a request.
+    fn pacing_events(&self, key: &OriginKey, before: &OriginSnapshot) {
+        let Some(after) = self.polite.pacer().export(key) else {
+            return;
+        };
+        let origin = key.as_str().to_string();
+        if after.paused && !before.paused {
+            let probe_at = after.next_start.unwrap_or_else(Timestamp::now);
+            self.emit(Event::Pause { origin, probe_at });
+        } else if before.paused && !after.paused {
+            self.emit(Event::Resume { origin });
+        } else if after.failures > before.failures {
+            let until = after.next_start.unwrap_or_else(Timestamp::now);
+            self.emit(Event::Backoff {
+                origin,
+                failures: after.failures,
+                until,
+            });
+        }
+    }
+}
+
+/// The summary of a run.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Summary {
+    /// Responses received in this run.
+    pub fetched: u64,
+    /// Why it ended.
+    pub reason: EndReason,
+}
+
+/// A crawl over a store, a fetcher and a configuration.
+pub struct Crawler {
+    store: Store,
+    fetcher: Fetcher,
+    config: CrawlConfig,
+    stop: Arc<AtomicBool>,
+    counters: Arc<LiveCounters>,
+}
+
+impl Crawler {
+    /// A crawl of `store` with `fetcher` (its token should be `JittyBot`).
+    pub fn new(store: Store, fetcher: Fetcher, config: CrawlConfig) -> Crawler {
+        Crawler {
+            store,
+            fetcher,
+            config,
+            stop: Arc::new(AtomicBool::new(false)),
+            counters: Arc::new(LiveCounters::default()),
+        }
+    }
+
+    /// Setting this flag stops the crawl cleanly: requests under way finish, claimed URLs go
+    /// back to the queue, the WARC file is closed and the state committed.
+    pub fn stop_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.stop)
+    }
+
+    /// The live counters.
+    pub fn counters(&self) -> Arc<LiveCounters> {
+        Arc::clone(&self.counters)
+    }
+
+    /// Add `seeds` to the crawl and run it to the end, sending events as they happen.
+    pub async fn run(
+        self,
+        seeds: &[NormalUrl],
+        events: mpsc::UnboundedSender<Event>,
+    ) -> Result<Summary, CrawlError> {
+        let holder = Holder::new();
+        let mine = holder_machine(&holder);
+        self.store
+            .release_dead_leases(|h| {
+                holder_machine_pid(h).is_some_and(|(m, pid)| m == mine && !process_alive(pid))
+            })
+            .await?;
+        let (warc, recovered) = WarcWriter::open(&self.config.warc_dir, self.config.warc.clone())?;
+        for r in recovered {
+            tracing::warn!(file = %r.path.display(), dropped = r.dropped_bytes, "recovered a WARC file left open");
+        }
+        let (committer, writer) =
+            committer::Committer::start(self.store.clone(), warc, holder.clone());
+        let places = Places::new(
+            self.store.clone(),
+            self.fetcher.clone(),
+            OriginModel::new(self.config.origin_rules.clone()),
+        );
+        let robots = RobotsCache::with_store(
+            self.fetcher.clone(),
+            Policy::Cached,
+            fetch::CacheLimits::default(),
+            Arc::new(StoreRobots(self.store.clone())),
+        );
+        let polite = Polite::new(
+            robots,
+            Pacer::new(self.config.pacer),
+            places.origins.clone(),
+        );
+        let ctx = Arc::new(Ctx {
+            store: self.store.clone(),
+            polite,
+            places,
+            config: self.config.clone(),
+            holder: holder.clone(),
+            committer,
+            events,
+            stop: Arc::clone(&self.stop),
+            counters: Arc::clone(&self.counters),
+            pages: AtomicU64::new(0),
+            max_pages_hit: AtomicBool::new(false),
+            site_follow: Mutex::new(HashMap::new()),
+            media_seen: Mutex::new(Default::default()),
+        });
+        let started = std::time::Instant::now();
+        let result = run(&ctx, seeds).await;
+        // Drop the last sender so the writer drains, closes the WARC file and ends.
+        let Ok(ctx) = Arc::try_unwrap(ctx) else {
+            return Err(CrawlError::Task(
+                "crawl state still shared at the end".into(),
+            ));
+        };
+        let Ctx {
+            committer, events, ..
+        } = ctx;
+        drop(committer);
+        let written = writer.await.map_err(|e| CrawlError::Task(e.to_string()))?;
+        let reason = result?;
+        written?;
+        let fetched = self.counters.fetched.load(Ordering::SeqCst);
+        let _ = events.send(Event::Done {
+            fetched,
+            reason: format!("{reason:?}")
+                .to_ascii_lowercase()
+                .replace("maxpages", "max_pages"),
+            seconds: crate::event::seconds(started.elapsed()),
+        });
+        Ok(Summary { fetched, reason })
+    }
+}
+
+async fn run(ctx: &Arc<Ctx>, seeds: &[NormalUrl]) -> Result<EndReason, CrawlError> {
+    let now = Timestamp::now();
+    ctx.store.requeue_due(now).await?;
+    ctx.store.retry_failed().await?;
+    let events = ctx.places.load(ctx.polite.pacer()).await?;
+    ctx.emit_all(events);
+    add_seeds(ctx, seeds).await?;
+    read_sitemaps(ctx).await?;
+    schedule(ctx).await
+}
+
+async fn add_seeds(ctx: &Arc<Ctx>, seeds: &[NormalUrl]) -> Result<(), CrawlError> {
+    let mut urls = Vec::new();
+    for seed in seeds {
+        ctx.places.add_seed_site(seed).await?;
+        let (host, events) = ctx.places.host(seed, ctx.polite.pacer()).await?;
+        ctx.emit_all(events);
+        ctx.places.first_sight(seed.key());
+        urls.push(NewUrl {
+            key: seed.key().to_string(),
+            host,
+            kind: UrlKind::Page,
+            priority: 1,
+            in_sitemap: false,
+            lastmod: None,
+        });
+    }
+    ctx.store.enqueue(&urls).await?;
+    Ok(())
+}
+
+/// Sitemaps first: every seed site's, a few sites at a time.
+async fn read_sitemaps(ctx: &Arc<Ctx>) -> Result<(), CrawlError> {
+    const AT_ONCE: usize = 16;
+    let domains = ctx.store.seed_sites().await?;
+    let mut set = JoinSet::new();
+    for domain in domains {
+        let Some(seed) = ctx.store.seed_url_of(&domain).await? else {
+            continue;
+        };
+        let Ok(seed) = NormalUrl::from_key(&seed, true) else {
+            continue;
+        };
+        while set.len() >= AT_ONCE {
+            join_one(&mut set).await?;
+        }
+        set.spawn(sitemaps::read_site(Arc::clone(ctx), seed));
+    }
+    while !set.is_empty() {
+        join_one(&mut set).await?;
+    }
+    Ok(())
+}
+
+async fn join_one(set: &mut JoinSet<Result<(), CrawlError>>) -> Result<(), CrawlError> {
+    match set.join_next().await {
+        Some(Ok(r)) => r,
+        Some(Err(e)) => Err(CrawlError::Task(e.to_string())),
+        None => Ok(()),
+    }
+}
+
+/// Lease due origins and work them until nothing is left (or a stop).
+async fn schedule(ctx: &Arc<Ctx>) -> Result<EndReason, CrawlError> {
+    let mut workers: JoinSet<Result<(), CrawlError>> = JoinSet::new();
+    let mut active: HashMap<tokio::task::Id, (i64, Arc<AtomicBool>)> = HashMap::new();
+    let mut last_renewal = tokio::time::Instant::now();
+    let mut first_error = None;
+    loop {
+        if ctx.stopping() {
+            break;
+        }
+        let room = ctx.config.active_origins.saturating_sub(workers.len());
+        if room > 0 {
+            let claimed = ctx
+                .store
+                .claim_origins(
+                    &ctx.holder,
+                    Timestamp::now(),
+                    u32::try_from(room).unwrap_or(u32::MAX),
+                )
+                .await?;
+            for origin in claimed {
+                let lost = Arc::new(AtomicBool::new(false));
+                let id = origin.id;
+                let handle = workers.spawn(worker::work_origin(
+                    Arc::clone(ctx),
+                    origin,
+                    Arc::clone(&lost),
+                ));
+                active.insert(handle.id(), (id, lost));
+            }
+        }
+        ctx.counters
+            .active_origins
+            .store(workers.len() as u64, Ordering::Relaxed);
+        if last_renewal.elapsed() >= ORIGIN_LEASE / 3 {
+            renew(ctx, &active).await?;
+            last_renewal = tokio::time::Instant::now();
+        }
+        if workers.is_empty() && ctx.committer.pending.load(Ordering::SeqCst) == 0 {
+            let (left, next) = ctx.store.pending_work().await?;
+            if left == 0 {
+                return Ok(EndReason::Finished);
+            }
+            // Wait for the earliest origin to be due (or for another process's work).
+            let wait = next
+                .map(|t| t.duration_since(Timestamp::now()).unsigned_abs())
+                .unwrap_or(SCHEDULER_TICK)
+                .clamp(SCHEDULER_TICK, Duration::from_secs(1));
+            tokio::time::sleep(wait).await;
+            continue;
+        }
+        tokio::select! {
+            done = workers.join_next_with_id(), if !workers.is_empty() => {
+                if let Some(done) = done {
+                    let (id, result) = match done {
+                        Ok((id, r)) => (id, r),
+                        Err(e) => (e.id(), Err(CrawlError::Task(e.to_string()))),
+                    };
+                    active.remove(&id);
+                    if let Err(e) = result {
+                        first_error.get_or_insert(e);
+                        ctx.stop.store(true, Ordering::SeqCst);
+                    }
+                }
+            }
+            _ = tokio::time::sleep(SCHEDULER_TICK) => {}
+        }
+    }
+    while let Some(done) = workers.join_next().await {
+        if let Ok(Err(e)) | Err(e) = done.map_err(|e| CrawlError::Task(e.to_string())) {
+            first_error.get_or_insert(e);
+        }
+    }
+    if let Some(e) = first_error {
+        return Err(e);
+    }
+    Ok(if ctx.max_pages_hit.load(Ordering::SeqCst) {
+        EndReason::MaxPages
+    } else {
+        EndReason::Interrupted
+    })
+}
+
+async fn renew(
+    ctx: &Ctx,
+    active: &HashMap<tokio::task::Id, (i64, Arc<AtomicBool>)>,
+) -> Result<(), CrawlError> {
+    let ids: Vec<i64> = active.values().map(|(id, _)| *id).collect();
+    let kept = ctx
+        .store
+        .renew_origins(&ids, &ctx.holder, Timestamp::now())
+        .await?;
+    for (id, lost) in active.values() {
+        if !kept.contains(id) {
+            // Another process took it over: stop working it.
+            lost.store(true, Ordering::SeqCst);
+        }
+    }
+    Ok(())
+}
+
+fn holder_machine(holder: &Holder) -> String {
+    holder
+        .as_str()
+        .split(':')
+        .next()
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn holder_machine_pid(holder: &str) -> Option<(String, u32)> {
+    let mut parts = holder.split(':');
+    let machine = parts.next()?.to_string();
+    let pid = parts.next()?.parse().ok()?;
+    Some((machine, pid))
+}
+
+/// Whether a process of this machine still runs (Linux `/proc`; elsewhere assumed alive, so
+/// leases simply expire).
+fn process_alive(pid: u32) -> bool {
+    if pid == std::process::id() {
+        return true;
+    }
+    let proc_dir = std::path::Path::new("/proc");
+    !proc_dir.exists() || proc_dir.join(pid.to_string()).exists()
+}

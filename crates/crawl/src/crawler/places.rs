@@ -1,0 +1,323 @@
+//! Hosts, origins and sites as the running crawl sees them: the origin model, the host cache,
+//! the crawl's scope, and the origin map the fetch pipeline paces by.
+
+use std::collections::{HashMap, HashSet};
+use std::hash::BuildHasher;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+
+use fetch::{Fetcher, OriginKey, OriginMap, OriginSnapshot, Pacer, Url};
+
+use super::config::SEEN_KEYS;
+use super::CrawlError;
+use crate::event::Event;
+use crate::normal::NormalUrl;
+use crate::origins::{Evidence, Merge, OriginModel, OriginName};
+use crate::site::Site;
+use crate::store::{HostInfo, Store};
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Host name → origin name, read by the fetch pipeline for every request.
+#[derive(Debug, Default)]
+pub(crate) struct HostOrigins(RwLock<HashMap<String, String>>);
+
+impl HostOrigins {
+    fn set(&self, host: &str, origin: &str) {
+        self.0
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(host.to_string(), origin.to_string());
+    }
+
+    pub(crate) fn get(&self, host: &str) -> Option<String> {
+        self.0
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(host)
+            .cloned()
+    }
+}
+
+impl OriginMap for HostOrigins {
+    fn origin_of(&self, url: &Url) -> OriginKey {
+        let host = url.host_str().unwrap_or_default();
+        OriginKey::new(self.get(host).unwrap_or_else(|| host.to_string()))
+    }
+}
+
+/// The crawl's view of places.
+pub(crate) struct Places {
+    store: Store,
+    fetcher: Fetcher,
+    model: Mutex<OriginModel>,
+    pub(crate) origins: Arc<HostOrigins>,
+    hosts: Mutex<HashMap<String, HostInfo>>,
+    seeds: RwLock<HashSet<Site>>,
+    seen: Mutex<HashSet<u64>>,
+    hasher: std::collections::hash_map::RandomState,
+}
+
+impl Places {
+    pub(crate) fn new(store: Store, fetcher: Fetcher, model: OriginModel) -> Places {
+        Places {
+            store,
+            fetcher,
+            model: Mutex::new(model),
+            origins: Arc::new(HostOrigins::default()),
+            hosts: Mutex::new(HashMap::new()),
+            seeds: RwLock::new(HashSet::new()),
+            seen: Mutex::new(HashSet::new()),
+            hasher: std::collections::hash_map::RandomState::new(),
+        }
+    }
+
+    /// Load what the store knows: seed sites, and every host's origin and evidence (so this
+    /// process groups hosts as the others did).
+    pub(crate) async fn load(&self, pacer: &Pacer) -> Result<Vec<Event>, CrawlError> {
+        let sites = self.store.seed_sites().await?;
+        self.seeds
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .extend(sites.iter().map(|s| Site::of_host(s)));
+        let mut events = Vec::new();
+        for (host, stored_origin, addresses, tls, backends) in
+            self.store.hosts_with_evidence().await?
+        {
+            let mut merges = lock(&self.model).add_host(&host).1;
+            for evidence in stored_evidence(addresses, tls, backends) {
+                merges.extend(lock(&self.model).observe(&host, &evidence));
+            }
+            events.extend(self.apply_merges(merges, "stored evidence", pacer).await?);
+            let model_origin = lock(&self.model).origin_of(&host);
+            if let Some(o) = model_origin.filter(|o| o.0 != stored_origin) {
+                // The operator's file or the evidence groups it otherwise now: merge.
+                self.store
+                    .merge_origins(&OriginName(stored_origin), &o)
+                    .await?;
+            }
+        }
+        let names: Vec<String> = lock(&self.model).hosts_known();
+        for host in names {
+            if let Some(o) = lock(&self.model).origin_of(&host) {
+                self.origins.set(&host, &o.0);
+            }
+        }
+        Ok(events)
+    }
+
+    /// Make `url`'s site a seed site of the crawl.
+    pub(crate) async fn add_seed_site(&self, url: &NormalUrl) -> Result<(), CrawlError> {
+        let site = Site::of(url);
+        self.store.ensure_site(site.as_str(), true).await?;
+        self.seeds
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(site);
+        Ok(())
+    }
+
+    /// Whether `host` belongs to one of the crawl's sites.
+    pub(crate) fn in_scope(&self, host: &str) -> bool {
+        self.seeds
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains(&Site::of_host(host))
+    }
+
+    /// Where `url`'s host belongs, creating it (resolved first, so it joins the origin of
+    /// the hosts it shares an address with before its first request).
+    pub(crate) async fn host(
+        &self,
+        url: &NormalUrl,
+        pacer: &Pacer,
+    ) -> Result<(HostInfo, Vec<Event>), CrawlError> {
+        let name = url.host().to_string();
+        if let Some(info) = lock(&self.hosts).get(&name) {
+            return Ok((info.clone(), Vec::new()));
+        }
+        if let Some(info) = self.store.host(&name).await? {
+            self.remember(&name, info.clone()).await?;
+            return Ok((info, Vec::new()));
+        }
+        let port = url.url().port_or_known_default().unwrap_or(443);
+        let addresses = self.fetcher.resolve(&name, port).await.unwrap_or_default();
+        let (_, mut merges) = lock(&self.model).add_host(&name);
+        let mut events = Vec::new();
+        if !addresses.is_empty() {
+            merges
+                .extend(lock(&self.model).observe(&name, &Evidence::Addresses(addresses.clone())));
+        }
+        events.extend(self.apply_merges(merges, "addresses", pacer).await?);
+        let origin = lock(&self.model)
+            .origin_of(&name)
+            .unwrap_or_else(|| OriginName(name.clone()));
+        let site = Site::of(url);
+        let site_id = self.store.ensure_site(site.as_str(), false).await?;
+        let info = self.store.ensure_host(&name, &origin, site_id).await?;
+        if !addresses.is_empty() {
+            let list = addresses
+                .iter()
+                .map(IpAddr::to_string)
+                .collect::<Vec<_>>()
+                .join(" ");
+            self.store
+                .set_host_evidence(info.host_id, Some(&list), None, None)
+                .await?;
+        }
+        self.remember(&name, info.clone()).await?;
+        self.origins.set(&name, &origin.0);
+        Ok((info, events))
+    }
+
+    async fn remember(&self, name: &str, info: HostInfo) -> Result<(), CrawlError> {
+        if self.origins.get(name).is_none() {
+            if let Some(row) = self.store.origin(info.origin_id).await? {
+                self.origins.set(name, &row.name.0);
+                lock(&self.model).add_host(name);
+            }
+        }
+        lock(&self.hosts).insert(name.to_string(), info);
+        Ok(())
+    }
+
+    /// The cached placement of a host, after a change made elsewhere (HTTPS learnt).
+    pub(crate) fn update_host(&self, name: &str, f: impl FnOnce(&mut HostInfo)) {
+        if let Some(info) = lock(&self.hosts).get_mut(name) {
+            f(info);
+        }
+    }
+
+    /// Record evidence seen in a response; merges origins it links.
+    pub(crate) async fn observe(
+        &self,
+        host: &str,
+        evidence: Evidence,
+        label: &str,
+        pacer: &Pacer,
+    ) -> Result<Vec<Event>, CrawlError> {
+        let merges = lock(&self.model).observe(host, &evidence);
+        let info = lock(&self.hosts).get(host).cloned();
+        if let Some(info) = info {
+            match &evidence {
+                Evidence::TlsLeaf(sha) => {
+                    let hex: String = sha.iter().map(|b| format!("{b:02x}")).collect();
+                    self.store
+                        .set_host_evidence(info.host_id, None, Some(&hex), None)
+                        .await?;
+                }
+                Evidence::Backends(ids) if !ids.is_empty() => {
+                    self.store
+                        .set_host_evidence(info.host_id, None, None, Some(&ids.join(" ")))
+                        .await?;
+                }
+                _ => {}
+            }
+        }
+        self.apply_merges(merges, label, pacer).await
+    }
+
+    async fn apply_merges(
+        &self,
+        merges: Vec<Merge>,
+        label: &str,
+        pacer: &Pacer,
+    ) -> Result<Vec<Event>, CrawlError> {
+        let mut events = Vec::new();
+        for m in merges {
+            let into_id = self.store.merge_origins(&m.absorbed, &m.into).await?;
+            // The merged origin keeps the stricter pacing of the two in this process too.
+            let (a, b) = (
+                OriginKey::new(m.absorbed.0.clone()),
+                OriginKey::new(m.into.0.clone()),
+            );
+            if let Some(merged) = merge_snapshots(pacer.export(&a), pacer.export(&b)) {
+                pacer.import(&b, &merged);
+            }
+            let hosts: Vec<String> = lock(&self.model)
+                .hosts_of(&m.into)
+                .iter()
+                .map(|h| h.to_string())
+                .collect();
+            for h in &hosts {
+                self.origins.set(h, &m.into.0);
+                self.update_host(h, |info| info.origin_id = into_id);
+            }
+            events.push(Event::Merge {
+                absorbed: m.absorbed.0,
+                into: m.into.0,
+                evidence: label.to_string(),
+            });
+        }
+        Ok(events)
+    }
+
+    /// Whether `key` was already queued by this process (remembering it if not).
+    pub(crate) fn first_sight(&self, key: &str) -> bool {
+        let hash = self.hasher.hash_one(key);
+        let mut seen = lock(&self.seen);
+        if seen.len() >= SEEN_KEYS {
+            seen.clear();
+        }
+        seen.insert(hash)
+    }
+}
+
+fn stored_evidence(
+    addresses: Option<String>,
+    tls: Option<String>,
+    backends: Option<String>,
+) -> Vec<Evidence> {
+    let mut out = Vec::new();
+    if let Some(a) = addresses {
+        let list: Vec<IpAddr> = a
+            .split_whitespace()
+            .filter_map(|x| x.parse().ok())
+            .collect();
+        if !list.is_empty() {
+            out.push(Evidence::Addresses(list));
+        }
+    }
+    if let Some(hex) = tls.filter(|h| h.len() == 64) {
+        let mut sha = [0u8; 32];
+        let ok = (0..32).all(|i| {
+            u8::from_str_radix(&hex[2 * i..2 * i + 2], 16)
+                .map(|b| sha[i] = b)
+                .is_ok()
+        });
+        if ok {
+            out.push(Evidence::TlsLeaf(sha));
+        }
+    }
+    if let Some(b) = backends {
+        out.push(Evidence::Backends(
+            b.split_whitespace().map(str::to_string).collect(),
+        ));
+    }
+    out
+}
+
+/// The stricter of two pacer states: later starts, more failures, paused if either was.
+fn merge_snapshots(a: Option<OriginSnapshot>, b: Option<OriginSnapshot>) -> Option<OriginSnapshot> {
+    match (a, b) {
+        (None, b) => b,
+        (a, None) => a,
+        (Some(a), Some(b)) => {
+            let mut host_starts = a.host_starts.clone();
+            for (h, t) in b.host_starts {
+                let e = host_starts.entry(h).or_insert(t);
+                *e = (*e).max(t);
+            }
+            Some(OriginSnapshot {
+                last_start: a.last_start.max(b.last_start),
+                host_starts,
+                failures: a.failures.max(b.failures),
+                not_before: a.not_before.max(b.not_before),
+                paused: a.paused || b.paused,
+                next_start: a.next_start.max(b.next_start),
+            })
+        }
+    }
+}

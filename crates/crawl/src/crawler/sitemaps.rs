@@ -1,0 +1,299 @@
+//! Sitemaps first (issue 9): for each seed site, its robots.txt's `Sitemap:` lines (or
+//! `/sitemap.xml` when it declares none), indexes followed, entries queued before any link.
+//!
+//! Every run reads them again, conditionally (`If-None-Match` / `If-Modified-Since` from the
+//! last read), so a changed `lastmod` queues its URL again and an unchanged sitemap costs a
+//! 304. One process at a time reads a site's sitemaps (a named lease in the store).
+//! Entries must belong to the site whose robots.txt declared the sitemap.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Duration;
+
+use fetch::{Operation, Outcome as Polite, PoliteRequest, Request, Scope, StoredState, Validators};
+use jiff::Timestamp;
+
+use super::archive::Archive;
+use super::committer::Work;
+use super::config::{PAGE_TOKENS, URL_DEADLINE};
+use super::worker::payload;
+use super::{CrawlError, Ctx};
+use crate::normal::NormalUrl;
+use crate::site::Site;
+use crate::sitemap::{
+    parse_sitemap, SitemapKind, MAX_SITEMAP_BYTES, MAX_SITEMAP_DEPTH, MAX_SITEMAP_FILES_PER_SITE,
+    MAX_SITEMAP_URLS_PER_SITE,
+};
+use crate::store::{NewUrl, UrlKind};
+
+/// How long one process may hold a site's sitemap reading.
+const SITEMAP_LEASE: Duration = Duration::from_secs(10 * 60);
+/// Waiting for a turn while reading sitemaps (they come before everything else of a site).
+const SITEMAP_TURN_WAIT: Duration = Duration::from_secs(60);
+
+/// Read `seed`'s site's sitemaps and queue their URLs.
+pub(crate) async fn read_site(ctx: Arc<Ctx>, seed: NormalUrl) -> Result<(), CrawlError> {
+    let site = Site::of(&seed);
+    let (host, events) = ctx.places.host(&seed, ctx.polite.pacer()).await?;
+    ctx.emit_all(events);
+    let lease_name = format!("sitemaps:{site}");
+    let lease = db::Lease {
+        holder: &ctx.holder,
+        now: Timestamp::now(),
+        ttl: SITEMAP_LEASE,
+    };
+    if !ctx.store.db().try_lease(&lease_name, &lease).await? {
+        return Ok(());
+    }
+    let start = seed.with_scheme(host.https != Some(false));
+    let operation = Operation::within(URL_DEADLINE * 4).with_max_wait(SITEMAP_TURN_WAIT);
+    let mut archive = Archive::default();
+    let declared = declared_sitemaps(&ctx, &start, &operation, &mut archive).await;
+    ctx.committer
+        .send(Work {
+            members: archive.members,
+            ..Work::default()
+        })
+        .await?;
+    let mut todo: VecDeque<(NormalUrl, u32)> = if declared.is_empty() {
+        let fallback = NormalUrl::join(start.url(), "/sitemap.xml");
+        fallback.into_iter().map(|u| (u, 0)).collect()
+    } else {
+        declared.into_iter().map(|u| (u, 0)).collect()
+    };
+    let (mut files, mut total) = (0usize, 0usize);
+    while let Some((url, depth)) = todo.pop_front() {
+        if files >= MAX_SITEMAP_FILES_PER_SITE
+            || total >= MAX_SITEMAP_URLS_PER_SITE
+            || ctx.stopping()
+        {
+            break;
+        }
+        files += 1;
+        let id = ctx
+            .store
+            .add_sitemap(url.as_str(), host.site_id, depth)
+            .await?;
+        let read = read_one(&ctx, &url, (id, host.site_id), &site, &operation).await?;
+        for child in read.children {
+            if depth < MAX_SITEMAP_DEPTH {
+                todo.push_back((child, depth + 1));
+            }
+        }
+        let room = MAX_SITEMAP_URLS_PER_SITE - total;
+        let mut urls = read.urls;
+        urls.truncate(room);
+        total += urls.len() + read.unchanged_entries;
+        queue(&ctx, urls).await?;
+    }
+    ctx.store
+        .set_site_sitemaps(host.site_id, total > 0, Timestamp::now(), total as u64)
+        .await?;
+    ctx.set_site_follow(host.site_id, total == 0);
+    ctx.store
+        .db()
+        .release_lease(&lease_name, &ctx.holder)
+        .await?;
+    Ok(())
+}
+
+/// The `Sitemap:` lines of the site's robots.txt (fetched now, or the stored copy).
+async fn declared_sitemaps(
+    ctx: &Ctx,
+    start: &NormalUrl,
+    operation: &Operation,
+    archive: &mut Archive,
+) -> Vec<NormalUrl> {
+    let check = ctx
+        .polite
+        .check_robots(start.url(), PAGE_TOKENS, operation)
+        .await;
+    let mut body: Option<Vec<u8>> = None;
+    if let Ok(check) = &check {
+        if let Some(rf) = &check.fetched {
+            let last = rf.exchanges.len().saturating_sub(1);
+            for (i, hop) in rf.exchanges.iter().enumerate() {
+                let p = (i == last && rf.status.is_some()).then(|| super::archive::Payload {
+                    bytes: &rf.body,
+                    decoded_from: None,
+                    truncated: rf.truncated,
+                });
+                archive.exchange(hop, p, false);
+            }
+            body = rf.robots.is_some().then(|| rf.body.clone());
+        }
+    }
+    if body.is_none() {
+        if let Ok(scope) = Scope::of(start.url()) {
+            if let Some(entry) = ctx.polite.robots().entry(&scope) {
+                body = match entry.state {
+                    StoredState::Fresh(copy) => Some(copy.body),
+                    StoredState::Failing(f) | StoredState::BackingOff(f) => f.copy.map(|c| c.body),
+                    _ => None,
+                };
+            }
+        }
+    }
+    let Some(body) = body else { return Vec::new() };
+    robots::RobotsTxt::parse(&body)
+        .sitemaps()
+        .iter()
+        .filter_map(|s| NormalUrl::parse(&s.url).ok())
+        .collect()
+}
+
+#[derive(Default)]
+struct Read {
+    urls: Vec<NewUrl>,
+    children: Vec<NormalUrl>,
+    /// Entries of a sitemap that answered 304 (counted as still there).
+    unchanged_entries: usize,
+}
+
+async fn read_one(
+    ctx: &Ctx,
+    url: &NormalUrl,
+    (id, site_id): (i64, i64),
+    site: &Site,
+    operation: &Operation,
+) -> Result<Read, CrawlError> {
+    let known = ctx.store.sitemaps(site_id).await?;
+    let row = known.iter().find(|r| r.id == id).cloned();
+    let mut request = Request::get(url.url().clone());
+    request.max_body_bytes = usize::try_from(MAX_SITEMAP_BYTES).unwrap_or(usize::MAX);
+    request.keep_raw = true;
+    if let Some(r) = &row {
+        if r.fetched_at.is_some() && (r.etag.is_some() || r.last_modified.is_some()) {
+            request.validators = Some(Validators {
+                etag: r.etag.clone(),
+                last_modified: r.last_modified.clone(),
+            });
+        }
+    }
+    let response = ctx
+        .polite
+        .fetch(PoliteRequest::new(request, PAGE_TOKENS), operation)
+        .await;
+    let mut archive = Archive::default();
+    let mut read = Read::default();
+    let mut error = None;
+    let (mut etag, mut last_modified, mut entries) = (None, None, 0u64);
+    let redirects = response
+        .trail
+        .exchanges
+        .len()
+        .saturating_sub(usize::from(matches!(response.outcome, Polite::Fetched(_))));
+    for hop in &response.trail.exchanges[..redirects] {
+        archive.exchange(hop, None, false);
+    }
+    match response.outcome {
+        Polite::Fetched(f) => {
+            let hop = response.trail.exchanges.last().cloned();
+            let status = f.head.status;
+            let header = |n: http::header::HeaderName| {
+                f.head
+                    .headers
+                    .get(n)
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_string)
+            };
+            etag = header(http::header::ETAG);
+            last_modified = header(http::header::LAST_MODIFIED);
+            let body = f.body.read_to_end(None).await;
+            if status.as_u16() == 304 {
+                if let Some(hop) = &hop {
+                    archive.not_modified(hop, None);
+                }
+                let r = row.clone().unwrap_or_else(|| unreachable_row(id));
+                etag = etag.or(r.etag);
+                last_modified = last_modified.or(r.last_modified);
+                // The children of an unchanged index are the sitemaps found under it before.
+                read.children = known
+                    .iter()
+                    .filter(|k| k.depth > r.depth)
+                    .filter_map(|k| NormalUrl::parse(&k.url).ok())
+                    .collect();
+                read.unchanged_entries =
+                    usize::try_from(stored_entries(ctx, id).await?).unwrap_or(0);
+                entries = read.unchanged_entries as u64;
+            } else if let (Ok(body), Some(hop)) = (body, &hop) {
+                archive.exchange(hop, Some(payload(&body)), false);
+                if status.is_success() {
+                    match parse_sitemap(&body.bytes[..], site).await {
+                        Ok(map) => {
+                            entries = map.entries.len() as u64;
+                            match map.kind {
+                                SitemapKind::Index => {
+                                    read.children = map.entries.into_iter().map(|e| e.loc).collect()
+                                }
+                                SitemapKind::UrlSet | SitemapKind::Text => {
+                                    for e in map.entries {
+                                        let (host, events) =
+                                            ctx.places.host(&e.loc, ctx.polite.pacer()).await?;
+                                        ctx.emit_all(events);
+                                        read.urls.push(NewUrl {
+                                            key: e.loc.key().to_string(),
+                                            host,
+                                            kind: UrlKind::Page,
+                                            priority: 0,
+                                            in_sitemap: true,
+                                            lastmod: e.lastmod,
+                                        });
+                                    }
+                                }
+                                SitemapKind::UnknownXml => {
+                                    error = Some("not a sitemap".to_string())
+                                }
+                            }
+                        }
+                        Err(e) => error = Some(e.to_string()),
+                    }
+                } else {
+                    error = Some(format!("status {status}"));
+                }
+            }
+        }
+        Polite::Skipped { reason, .. } => error = Some(format!("not fetched: {reason:?}")),
+        Polite::Failed(e) => error = Some(e.full_message()),
+    }
+    ctx.committer
+        .send(Work {
+            members: archive.members,
+            ..Work::default()
+        })
+        .await?;
+    ctx.store
+        .sitemap_read(
+            id,
+            Timestamp::now(),
+            etag.as_deref(),
+            last_modified.as_deref(),
+            entries,
+            error.as_deref(),
+        )
+        .await?;
+    Ok(read)
+}
+
+async fn stored_entries(ctx: &Ctx, id: i64) -> Result<u64, CrawlError> {
+    Ok(ctx.store.sitemap_entries(id).await?)
+}
+
+fn unreachable_row(id: i64) -> crate::store::SitemapRow {
+    crate::store::SitemapRow {
+        id,
+        url: String::new(),
+        site_id: 0,
+        depth: 0,
+        fetched_at: None,
+        etag: None,
+        last_modified: None,
+    }
+}
+
+async fn queue(ctx: &Ctx, urls: Vec<NewUrl>) -> Result<(), CrawlError> {
+    for chunk in urls.chunks(5_000) {
+        ctx.store.enqueue(chunk).await?;
+    }
+    Ok(())
+}

@@ -1,0 +1,516 @@
+//! One leased origin's work: claim its URLs, fetch each politely, archive, and hand the
+//! results to the writer.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use fetch::{
+    ErrorKind, FetchError, Operation, OriginKey, OriginSnapshot, Outcome as Polite, PaceSkip,
+    PoliteRequest, Request, SkipReason, Trail, Validators,
+};
+use jiff::Timestamp;
+
+use super::archive::{coding_name, Archive, Payload};
+use super::committer::Work;
+use super::config::{MAX_TURN_WAIT, URL_CLAIM_BATCH, URL_DEADLINE};
+use super::page::{self, Kept};
+use super::{CrawlError, Ctx};
+use crate::event::Event;
+use crate::normal::NormalUrl;
+use crate::origins::Evidence;
+use crate::store::{ClaimedUrl, FetchFacts, OriginRow, OriginUpdate, Outcome, UrlKind, UrlState};
+
+/// Whether the worker goes on with its origin.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Flow {
+    Continue,
+    /// The origin must wait (its turn is later, it is paused, its robots.txt failed): give it
+    /// back; it is claimed again when due.
+    Yield,
+}
+
+/// Work one origin until it has no queued URLs, must wait, or the crawl stops.
+pub(crate) async fn work_origin(
+    ctx: Arc<Ctx>,
+    origin: OriginRow,
+    lost: Arc<AtomicBool>,
+) -> Result<(), CrawlError> {
+    let key = OriginKey::new(origin.name.0.clone());
+    import_pacing(&ctx, &key, &origin);
+    let mut result = Ok(());
+    'claims: while !ctx.stopping() && !lost.load(Ordering::SeqCst) {
+        let urls = ctx.store.claim_urls(origin.id, URL_CLAIM_BATCH).await?;
+        if urls.is_empty() {
+            break;
+        }
+        let mut rest = urls.into_iter();
+        while let Some(url) = rest.next() {
+            if ctx.stopping() || lost.load(Ordering::SeqCst) {
+                let mut back: Vec<i64> = vec![url.id];
+                back.extend(rest.map(|u| u.id));
+                ctx.store.return_to_queue(&back).await?;
+                break 'claims;
+            }
+            match process(&ctx, &key, origin.id, url).await {
+                Ok(Flow::Continue) => {}
+                Ok(Flow::Yield) => {
+                    let back: Vec<i64> = rest.map(|u| u.id).collect();
+                    ctx.store.return_to_queue(&back).await?;
+                    break 'claims;
+                }
+                Err(e) => {
+                    let back: Vec<i64> = rest.map(|u| u.id).collect();
+                    let _ = ctx.store.return_to_queue(&back).await;
+                    result = Err(e);
+                    break 'claims;
+                }
+            }
+        }
+    }
+    // The pace reached is committed, then the lease given back.
+    let work = Work {
+        origin: Some(origin_update(&ctx, &key, origin.id, 0, 0)),
+        release: Some(origin.id),
+        ..Work::default()
+    };
+    ctx.committer.send(work).await?;
+    result
+}
+
+fn import_pacing(ctx: &Ctx, key: &OriginKey, origin: &OriginRow) {
+    let Some(stored) = origin
+        .pacer_state
+        .as_deref()
+        .and_then(|s| serde_json::from_str::<OriginSnapshot>(s).ok())
+    else {
+        return;
+    };
+    let known = ctx.polite.pacer().export(key);
+    // Another process (or an earlier run) may have paced this origin since this one did.
+    if known.is_none_or(|k| stored.last_start > k.last_start || stored.not_before > k.not_before) {
+        ctx.polite.pacer().import(key, &stored);
+    }
+}
+
+/// The origin's pacing for the store, with the requests and bytes of the last piece of work.
+pub(crate) fn origin_update(
+    ctx: &Ctx,
+    key: &OriginKey,
+    id: i64,
+    requests: u64,
+    bytes: u64,
+) -> OriginUpdate {
+    let snapshot = ctx.polite.pacer().export(key).unwrap_or_default();
+    OriginUpdate {
+        id,
+        gap: ctx.config.pacer.pace,
+        next_start: snapshot.next_start.unwrap_or_else(Timestamp::now),
+        failures: snapshot.failures,
+        paused: snapshot.paused,
+        pacer_state: serde_json::to_string(&snapshot).ok(),
+        requests,
+        bytes,
+    }
+}
+
+/// Fetch one URL (HTTPS first where it may work) and hand over what came of it.
+async fn process(
+    ctx: &Arc<Ctx>,
+    key: &OriginKey,
+    origin_id: i64,
+    url: ClaimedUrl,
+) -> Result<Flow, CrawlError> {
+    let Ok(https_form) = NormalUrl::from_key(&url.key, true) else {
+        let outcome = skipped(&url, UrlState::Skipped, "not a crawlable URL".into());
+        ctx.committer
+            .send(Work {
+                outcome: Some(outcome),
+                ..Work::default()
+            })
+            .await?;
+        return Ok(Flow::Continue);
+    };
+    let (host, events) = ctx.places.host(&https_form, ctx.polite.pacer()).await?;
+    ctx.emit_all(events);
+    let before = ctx.polite.pacer().export(key).unwrap_or_default();
+    let mut https = host.https != Some(false);
+    loop {
+        let target = https_form.with_scheme(https);
+        let response = fetch(ctx, &url, &target).await;
+        let fallback = https
+            && host.https.is_none()
+            && matches!(&response.outcome, Polite::Failed(e) if no_https(e));
+        if fallback {
+            // No working HTTPS on this host: remember it, and use HTTP at once (not an attempt).
+            ctx.store.set_host_https(host.host_id, false).await?;
+            ctx.places
+                .update_host(https_form.host(), |h| h.https = Some(false));
+            https = false;
+            continue;
+        }
+        let flow = settle(
+            ctx,
+            key,
+            origin_id,
+            &url,
+            &target,
+            host.host_id,
+            host.https,
+            response,
+        )
+        .await?;
+        ctx.pacing_events(key, &before);
+        return Ok(flow);
+    }
+}
+
+fn no_https(e: &FetchError) -> bool {
+    matches!(
+        e.kind(),
+        ErrorKind::Tls
+            | ErrorKind::ConnectRefused
+            | ErrorKind::ConnectionReset
+            | ErrorKind::MalformedResponse
+    )
+}
+
+async fn fetch(ctx: &Arc<Ctx>, url: &ClaimedUrl, target: &NormalUrl) -> fetch::PoliteResponse {
+    let media = url.kind == UrlKind::Media;
+    let mut request = Request::get(target.url().clone());
+    request.max_body_bytes = if media {
+        super::config::MAX_MEDIA_BYTES
+    } else {
+        super::config::MAX_PAGE_BYTES
+    };
+    request.keep_raw = true;
+    if media {
+        request.agent = Some(super::config::MEDIA_AGENT.to_string());
+    }
+    if url.fetched_at.is_some() && (url.etag.is_some() || url.last_modified.is_some()) {
+        request.validators = Some(Validators {
+            etag: url.etag.clone(),
+            last_modified: url.last_modified.clone(),
+        });
+    }
+    let tokens = if media {
+        super::config::MEDIA_TOKENS
+    } else {
+        super::config::PAGE_TOKENS
+    };
+    let places = &ctx.places;
+    let follow = move |u: &fetch::Url| media || u.host_str().is_some_and(|h| places.in_scope(h));
+    let polite_request = PoliteRequest {
+        request,
+        tokens,
+        follow: Some(&follow),
+        probe: false,
+    };
+    let operation = Operation::within(URL_DEADLINE).with_max_wait(MAX_TURN_WAIT);
+    ctx.polite.fetch(polite_request, &operation).await
+}
+
+fn skipped(url: &ClaimedUrl, state: UrlState, reason: String) -> Outcome {
+    Outcome {
+        id: url.id,
+        state: Some(state),
+        reason: Some(reason),
+        attempts: url.attempts,
+        next_due: crate::store::NEVER,
+        ..Outcome::default()
+    }
+}
+
+/// Archive the robots.txt fetches and redirect hops of a trail (all but the final hop).
+fn archive_trail(archive: &mut Archive, trail: &Trail, final_hop_fetched: bool) {
+    for rf in &trail.robots_fetches {
+        let last = rf.exchanges.len().saturating_sub(1);
+        for (i, hop) in rf.exchanges.iter().enumerate() {
+            let payload = (i == last && rf.status.is_some()).then(|| Payload {
+                bytes: &rf.body,
+                decoded_from: hop
+                    .head
+                    .headers
+                    .get(http::header::CONTENT_ENCODING)
+                    .and_then(|v| v.to_str().ok())
+                    .filter(|v| !v.eq_ignore_ascii_case("identity"))
+                    .map(str::to_string),
+                truncated: rf.truncated,
+            });
+            archive.exchange(hop, payload, false);
+        }
+    }
+    let redirects = trail
+        .exchanges
+        .len()
+        .saturating_sub(usize::from(final_hop_fetched));
+    for hop in &trail.exchanges[..redirects] {
+        archive.exchange(hop, None, false);
+    }
+}
+
+fn requests_of(trail: &Trail) -> u64 {
+    (trail.exchanges.len()
+        + trail
+            .robots_fetches
+            .iter()
+            .map(|r| r.exchanges.len())
+            .sum::<usize>()) as u64
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn settle(
+    ctx: &Arc<Ctx>,
+    key: &OriginKey,
+    origin_id: i64,
+    url: &ClaimedUrl,
+    target: &NormalUrl,
+    host_id: i64,
+    https_known: Option<bool>,
+    response: fetch::PoliteResponse,
+) -> Result<Flow, CrawlError> {
+    let trail = response.trail;
+    let mut archive = Archive::default();
+    let fetched = matches!(response.outcome, Polite::Fetched(_));
+    archive_trail(&mut archive, &trail, fetched);
+    let requests = requests_of(&trail);
+    let (outcome, kept, flow, bytes) = match response.outcome {
+        Polite::Fetched(f) => {
+            if target.is_https() && https_known != Some(true) {
+                ctx.store.set_host_https(host_id, true).await?;
+                ctx.places
+                    .update_host(target.host(), |h| h.https = Some(true));
+            }
+            observe(ctx, &f.url, &f.head).await?;
+            let last = trail.exchanges.last().cloned();
+            match last {
+                Some(hop) => page::kept(ctx, url, *f, &hop, &trail, &mut archive).await?,
+                None => (
+                    failure(ctx, url, "no exchange recorded"),
+                    Kept::default(),
+                    Flow::Continue,
+                    0,
+                ),
+            }
+        }
+        Polite::Skipped { url: at, reason } => {
+            let (o, flow) = skip(ctx, url, &at, reason).await?;
+            (o, Kept::default(), flow, 0)
+        }
+        Polite::Failed(error) => {
+            let o = failure(ctx, url, &error.full_message());
+            let flow = if error.is_retryable() {
+                Flow::Yield
+            } else {
+                Flow::Continue
+            };
+            (o, Kept::default(), flow, 0)
+        }
+    };
+    let new_urls = page::queue_found(ctx, kept.links, kept.media).await?;
+    let work = Work {
+        main: archive.main,
+        members: archive.members,
+        outcome: Some(outcome),
+        new_urls,
+        media: kept.stored_media,
+        origin: Some(origin_update(ctx, key, origin_id, requests, bytes)),
+        release: None,
+    };
+    ctx.committer.send(work).await?;
+    Ok(flow)
+}
+
+/// Evidence of the origin behind a host, from a response.
+async fn observe(
+    ctx: &Ctx,
+    url: &fetch::Url,
+    head: &fetch::ResponseHead,
+) -> Result<(), CrawlError> {
+    let Some(host) = url.host_str() else {
+        return Ok(());
+    };
+    let pacer = ctx.polite.pacer();
+    if let Some(addr) = head.remote_addr {
+        let events = ctx
+            .places
+            .observe(
+                host,
+                Evidence::Addresses(vec![addr.ip()]),
+                "addresses",
+                pacer,
+            )
+            .await?;
+        ctx.emit_all(events);
+    }
+    if let Some(sha) = &head.tls_leaf_sha256 {
+        let events = ctx
+            .places
+            .observe(host, Evidence::TlsLeaf(sha.0), "certificate", pacer)
+            .await?;
+        ctx.emit_all(events);
+    }
+    let ids =
+        crate::origins::backend_ids(head.headers.iter().map(|(n, v)| (n.as_str(), v.as_bytes())));
+    if !ids.is_empty() {
+        let events = ctx
+            .places
+            .observe(host, Evidence::Backends(ids), "backend", pacer)
+            .await?;
+        ctx.emit_all(events);
+    }
+    Ok(())
+}
+
+/// A failed attempt: queued again, or given up after `--max-attempts`.
+pub(crate) fn failure(ctx: &Ctx, url: &ClaimedUrl, error: &str) -> Outcome {
+    let attempts = url.attempts + 1;
+    let given_up = attempts >= ctx.config.max_attempts;
+    ctx.counters.errors.fetch_add(1, Ordering::Relaxed);
+    ctx.emit(Event::Error {
+        url: url.key.clone(),
+        error: error.to_string(),
+        attempts,
+        given_up,
+    });
+    Outcome {
+        id: url.id,
+        state: Some(if given_up {
+            UrlState::Failed
+        } else {
+            UrlState::Queued
+        }),
+        reason: given_up.then(|| format!("gave up after {attempts} attempts")),
+        attempts,
+        last_error: Some(error.to_string()),
+        next_due: 0,
+        fetch: None,
+    }
+}
+
+async fn skip(
+    ctx: &Ctx,
+    url: &ClaimedUrl,
+    at: &fetch::Url,
+    reason: SkipReason,
+) -> Result<(Outcome, Flow), CrawlError> {
+    let back = |url: &ClaimedUrl| Outcome {
+        id: url.id,
+        state: Some(UrlState::Queued),
+        attempts: url.attempts,
+        ..Outcome::default()
+    };
+    let (outcome, flow, label) = match reason {
+        SkipReason::Pacing(PaceSkip::NotBefore { .. } | PaceSkip::Paused { .. })
+        | SkipReason::Pacing(_) => {
+            // Not an attempt: the URL waits for its origin's turn.
+            return Ok((back(url), Flow::Yield));
+        }
+        SkipReason::Disallowed {
+            robots_url,
+            line,
+            rule,
+        } => (
+            skipped(
+                url,
+                UrlState::Disallowed,
+                format!("{robots_url} line {line}: {rule}"),
+            ),
+            Flow::Continue,
+            "disallowed".to_string(),
+        ),
+        SkipReason::RobotsUnreachable { robots_url, .. } => {
+            let error = format!("robots.txt unreachable: {robots_url}");
+            let o = failure(ctx, url, &error);
+            if o.state == Some(UrlState::Failed) {
+                // The site's robots.txt stayed unreachable: its queued URLs are given up too
+                // (a later run tries them again).
+                let host = NormalUrl::from_key(&url.key, true)
+                    .map(|u| u.host().to_string())
+                    .unwrap_or_default();
+                if let Some(info) = ctx.store.host(&host).await? {
+                    ctx.store.fail_site(info.site_id, &error).await?;
+                }
+            }
+            return Ok((o, Flow::Yield));
+        }
+        SkipReason::OutOfScope => (
+            skipped(
+                url,
+                UrlState::Skipped,
+                format!("redirect out of the crawl's sites: {at}"),
+            ),
+            Flow::Continue,
+            "out_of_scope".to_string(),
+        ),
+        SkipReason::NotFetchable => (
+            skipped(url, UrlState::Skipped, format!("not fetchable: {at}")),
+            Flow::Continue,
+            "not_fetchable".to_string(),
+        ),
+    };
+    ctx.counters.skipped.fetch_add(1, Ordering::Relaxed);
+    ctx.emit(Event::Skip {
+        url: at.to_string(),
+        reason: label,
+    });
+    Ok((outcome, flow))
+}
+
+/// The facts of a final response, for the store.
+pub(crate) fn facts(
+    head: &fetch::ResponseHead,
+    sent_at: Timestamp,
+    trail: &Trail,
+    content_hash: Option<String>,
+    bytes: u64,
+    record_id: Option<String>,
+    directives: String,
+) -> FetchFacts {
+    let header = |name: http::header::HeaderName| {
+        head.headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
+    let redirects = (!trail.redirects.is_empty())
+        .then(|| {
+            serde_json::to_string(
+                &trail
+                    .redirects
+                    .iter()
+                    .map(|r| format!("{r:?}"))
+                    .collect::<Vec<_>>(),
+            )
+            .ok()
+        })
+        .flatten();
+    FetchFacts {
+        fetched_at: sent_at,
+        status: head.status.as_u16(),
+        etag: header(http::header::ETAG),
+        last_modified: header(http::header::LAST_MODIFIED),
+        content_hash,
+        bytes,
+        warc_file: None,
+        warc_offset: None,
+        warc_record_id: record_id,
+        directives: (!directives.is_empty()).then_some(directives),
+        redirects,
+    }
+}
+
+/// The payload to archive: as received when kept whole, else decoded (see `archive`).
+pub(crate) fn payload<'a>(body: &'a fetch::Body) -> Payload<'a> {
+    match &body.raw {
+        Some(raw) if !body.truncated && raw.len() as u64 == body.raw_bytes => Payload {
+            bytes: raw,
+            decoded_from: None,
+            truncated: false,
+        },
+        _ => Payload {
+            bytes: &body.bytes,
+            decoded_from: coding_name(&body.coding),
+            truncated: body.truncated,
+        },
+    }
+}
