@@ -1,0 +1,91 @@
+//! A crawl against the multi-address test web: the fetcher pinned to it, a fresh store and
+//! WARC directory.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crawl::crawler::{CrawlConfig, Crawler, Summary};
+use crawl::event::Event;
+use crawl::normal::NormalUrl;
+use crawl::store::Store;
+use db::DbTarget;
+use fetch::{FetchConfig, Fetcher, ResolvePin};
+use testweb::{MultiWeb, Reply};
+
+/// A fetcher for `web`: `hosts` pinned (every port) to their address index.
+pub fn fetcher(web: &MultiWeb, hosts: &[(&str, usize)]) -> Fetcher {
+    let mut config = FetchConfig::new("JittyBot", "https://jittybot.test/bot");
+    config.allow_private_addresses = true;
+    config.extra_root_certificates_pem = vec![web.certificate_pem().as_bytes().to_vec()];
+    config.resolve = hosts
+        .iter()
+        .map(|(h, i)| ResolvePin {
+            host: h.to_string(),
+            port: 0,
+            addresses: vec![std::net::IpAddr::V4(web.addresses()[*i])],
+        })
+        .collect();
+    Fetcher::new(config).unwrap()
+}
+
+/// A config with a short pace and back-off, writing to `warc`.
+pub fn config(warc: &Path) -> CrawlConfig {
+    let mut c = CrawlConfig::new(warc);
+    c.pacer.pace = Duration::from_millis(50);
+    c.pacer.backoff_base = Duration::from_millis(200);
+    c.pacer.backoff_max = Duration::from_secs(2);
+    c
+}
+
+/// Run a crawl to its end; returns the summary and every event.
+pub async fn crawl(target: &DbTarget, fetcher: Fetcher, config: CrawlConfig, seeds: &[String]) -> (Summary, Vec<Event>) {
+    let store = Store::open(target).await.unwrap();
+    let seeds: Vec<NormalUrl> = seeds.iter().map(|s| NormalUrl::parse(s).unwrap()).collect();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let crawler = Crawler::new(store.clone(), fetcher, config);
+    let summary = tokio::time::timeout(Duration::from_secs(60), crawler.run(&seeds, tx))
+        .await
+        .expect("the crawl ends")
+        .unwrap();
+    store.close().await;
+    let mut events = Vec::new();
+    while let Ok(e) = rx.try_recv() {
+        events.push(e);
+    }
+    (summary, events)
+}
+
+/// A site with robots.txt and pages linking to each other.
+pub fn small_site(web: &MultiWeb, host: &str, pages: usize) {
+    web.site(host).path("/robots.txt").respond(Reply::robots_txt("User-agent: *\nDisallow: /private\n"));
+    web.site(host).path("/sitemap.xml").respond(Reply::status(404));
+    for i in 0..pages {
+        let next = (i + 1) % pages;
+        let body = format!(
+            "<html><body><a href=\"/p{next}.html\">next</a> <a href=\"/private/x\">private</a> \
+             <a href=\"https://elsewhere.test/\">away</a></body></html>"
+        );
+        let path = if i == 0 { "/".to_string() } else { format!("/p{i}.html") };
+        web.site(host).path(&path).respond(Reply::ok().header("Content-Type", "text/html").body(body.clone()));
+        if i == 0 {
+            web.site(host).path("/p0.html").respond(Reply::ok().header("Content-Type", "text/html").body(body));
+        }
+    }
+}
+
+/// Every WARC record in `dir`, read by the `warc` crate: (type, target URI).
+pub fn warc_records(dir: &Path) -> Vec<(String, String)> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    let mut out = Vec::new();
+    for f in files {
+        assert!(f.to_string_lossy().ends_with(".warc.gz"), "unfinished {f:?}");
+        for r in warc::WarcReader::from_path_gzip(&f).unwrap().iter_records() {
+            let r = r.unwrap();
+            let uri = r.header(warc::WarcHeader::TargetURI).map(|v| v.into_owned()).unwrap_or_default();
+            out.push((r.warc_type().to_string(), uri));
+        }
+    }
+    out
+}
