@@ -19,22 +19,35 @@ async fn a_small_crawl_fetches_each_page_once_and_archives_it() {
         let seeds = [web.http_url("www.a.test", "/"), web.http_url("b.test", "/")];
         let (summary, _events) = crawl(&target, f.clone(), config(warc.path()), &seeds).await;
         let log = web.requests();
-        let pages: Vec<String> = log.iter().filter(|r| r.path.starts_with("/p") || r.path == "/").map(|r| format!("{}{}", r.host, r.path)).collect();
+        let pages: Vec<String> = log
+            .iter()
+            .filter(|r| r.path.starts_with("/p") || r.path == "/")
+            .map(|r| format!("{}{}", r.host, r.path))
+            .collect();
         let mut unique = pages.clone();
         unique.sort();
         unique.dedup();
         assert_eq!(pages.len(), unique.len(), "a page fetched twice: {pages:?}");
         assert_eq!(unique.len(), 5 + 1 + 3 + 1, "{unique:?}");
-        assert!(log.iter().all(|r| !r.path.starts_with("/private")), "robots.txt obeyed");
+        assert!(
+            log.iter().all(|r| !r.path.starts_with("/private")),
+            "robots.txt obeyed"
+        );
         assert!(log.iter().all(|r| r.host != "elsewhere.test"), "scope kept");
         assert!(log.iter().all(|r| r.method == "GET" || r.method == "HEAD"));
-        assert!(log.iter().all(|r| r.header("user-agent").is_some_and(|u| u.contains("JittyBot/"))));
+        assert!(log.iter().all(|r| r
+            .header("user-agent")
+            .is_some_and(|u| u.contains("JittyBot/"))));
         assert_eq!(summary.reason, crawl::crawler::EndReason::Finished);
         let records = warc_records(warc.path());
         let responses = records.iter().filter(|(t, _)| t == "response").count();
         let requests = records.iter().filter(|(t, _)| t == "request").count();
         assert_eq!(responses, requests);
-        assert!(responses >= log.len(), "every request archived: {responses} < {}", log.len());
+        assert!(
+            responses >= log.len(),
+            "every request archived: {responses} < {}",
+            log.len()
+        );
         let store = Store::open(&target).await.unwrap();
         let status = store.status(jiff::Timestamp::now()).await.unwrap();
         assert_eq!(status.urls["queued"], 0);
@@ -44,8 +57,19 @@ async fn a_small_crawl_fetches_each_page_once_and_archives_it() {
         // A second run: nothing is due, nothing is fetched but what must be re-read.
         web.clear_requests();
         let (again, _) = crawl(&target, f, config(warc.path()), &seeds).await;
-        assert_eq!(again.fetched, 0, "{:?}", web.requests().iter().map(|r| r.path.clone()).collect::<Vec<_>>());
-        assert!(web.requests().iter().all(|r| r.path == "/sitemap.xml" || r.path == "/robots.txt"));
+        assert_eq!(
+            again.fetched,
+            0,
+            "{:?}",
+            web.requests()
+                .iter()
+                .map(|r| r.path.clone())
+                .collect::<Vec<_>>()
+        );
+        assert!(web
+            .requests()
+            .iter()
+            .all(|r| r.path == "/sitemap.xml" || r.path == "/robots.txt"));
     })
     .await;
 }

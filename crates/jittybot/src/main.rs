@@ -22,6 +22,10 @@ enum Command {
     Robots(cmd::robots::Args),
     /// Analyse a site as RobotsTxtParser: fetch, audit and score its robots.txt.
     Analyze(cmd::analyze::Args),
+    /// Crawl sites as JittyBot: politely, archived to WARC, resumable.
+    Crawl(Box<cmd::crawl::Args>),
+    /// Show a crawl's state: URLs by state, origins, totals.
+    CrawlStatus(cmd::crawl::StatusArgs),
 }
 
 fn main() -> ExitCode {
@@ -41,6 +45,8 @@ fn main() -> ExitCode {
         Command::Check(args) => cmd::check::run(args),
         Command::Robots(args) => cmd::robots::run(args),
         Command::Analyze(args) => cmd::analyze::run(args),
+        Command::Crawl(args) => cmd::crawl::run(*args),
+        Command::CrawlStatus(args) => cmd::crawl::status(args),
     };
     match outcome {
         Ok(code) => code,

@@ -39,7 +39,12 @@ pub fn config(warc: &Path) -> CrawlConfig {
 }
 
 /// Run a crawl to its end; returns the summary and every event.
-pub async fn crawl(target: &DbTarget, fetcher: Fetcher, config: CrawlConfig, seeds: &[String]) -> (Summary, Vec<Event>) {
+pub async fn crawl(
+    target: &DbTarget,
+    fetcher: Fetcher,
+    config: CrawlConfig,
+    seeds: &[String],
+) -> (Summary, Vec<Event>) {
     let store = Store::open(target).await.unwrap();
     let seeds: Vec<NormalUrl> = seeds.iter().map(|s| NormalUrl::parse(s).unwrap()).collect();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
@@ -58,32 +63,55 @@ pub async fn crawl(target: &DbTarget, fetcher: Fetcher, config: CrawlConfig, see
 
 /// A site with robots.txt and pages linking to each other.
 pub fn small_site(web: &MultiWeb, host: &str, pages: usize) {
-    web.site(host).path("/robots.txt").respond(Reply::robots_txt("User-agent: *\nDisallow: /private\n"));
-    web.site(host).path("/sitemap.xml").respond(Reply::status(404));
+    web.site(host)
+        .path("/robots.txt")
+        .respond(Reply::robots_txt("User-agent: *\nDisallow: /private\n"));
+    web.site(host)
+        .path("/sitemap.xml")
+        .respond(Reply::status(404));
     for i in 0..pages {
         let next = (i + 1) % pages;
         let body = format!(
             "<html><body><a href=\"/p{next}.html\">next</a> <a href=\"/private/x\">private</a> \
              <a href=\"https://elsewhere.test/\">away</a></body></html>"
         );
-        let path = if i == 0 { "/".to_string() } else { format!("/p{i}.html") };
-        web.site(host).path(&path).respond(Reply::ok().header("Content-Type", "text/html").body(body.clone()));
+        let path = if i == 0 {
+            "/".to_string()
+        } else {
+            format!("/p{i}.html")
+        };
+        web.site(host).path(&path).respond(
+            Reply::ok()
+                .header("Content-Type", "text/html")
+                .body(body.clone()),
+        );
         if i == 0 {
-            web.site(host).path("/p0.html").respond(Reply::ok().header("Content-Type", "text/html").body(body));
+            web.site(host)
+                .path("/p0.html")
+                .respond(Reply::ok().header("Content-Type", "text/html").body(body));
         }
     }
 }
 
 /// Every WARC record in `dir`, read by the `warc` crate: (type, target URI).
 pub fn warc_records(dir: &Path) -> Vec<(String, String)> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     files.sort();
     let mut out = Vec::new();
     for f in files {
-        assert!(f.to_string_lossy().ends_with(".warc.gz"), "unfinished {f:?}");
+        assert!(
+            f.to_string_lossy().ends_with(".warc.gz"),
+            "unfinished {f:?}"
+        );
         for r in warc::WarcReader::from_path_gzip(&f).unwrap().iter_records() {
             let r = r.unwrap();
-            let uri = r.header(warc::WarcHeader::TargetURI).map(|v| v.into_owned()).unwrap_or_default();
+            let uri = r
+                .header(warc::WarcHeader::TargetURI)
+                .map(|v| v.into_owned())
+                .unwrap_or_default();
             out.push((r.warc_type().to_string(), uri));
         }
     }

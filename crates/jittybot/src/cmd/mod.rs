@@ -9,6 +9,7 @@ use fetch::{FetchConfig, Fetcher, ResolvePin};
 
 pub mod analyze;
 pub mod check;
+pub mod crawl;
 pub mod robots;
 
 /// Exit status when at least one URL asked about is disallowed.
@@ -51,6 +52,11 @@ pub struct NetworkArgs {
 }
 
 impl NetworkArgs {
+    /// Add a pin (a hosts file line) to those given with `--resolve`.
+    pub fn add_pin(&mut self, pin: ResolvePin) {
+        self.resolve.push(pin);
+    }
+
     /// A fetcher identifying itself as `token`, with these options.
     pub fn fetcher(&self, token: &str, info_url: &str) -> anyhow::Result<Fetcher> {
         let mut config = FetchConfig::new(token, info_url);

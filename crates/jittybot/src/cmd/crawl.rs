@@ -1,0 +1,393 @@
+//! `jittybot crawl` and `jittybot crawl-status`: argument parsing and wiring; the crawl is
+//! `crates/crawl`.
+
+use std::io::{BufReader, IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use anyhow::Context;
+use crawl::crawler::{CrawlConfig, Crawler, EndReason, FollowLinks};
+use crawl::event::Event;
+use crawl::input::{parse_duration, parse_hosts, parse_origins, read_seeds};
+use crawl::normal::NormalUrl;
+use crawl::store::Store;
+use db::DbTarget;
+use fetch::ResolvePin;
+
+use super::NetworkArgs;
+
+/// The page site owners read about JittyBot (seeds 000 and 003).
+pub const DEFAULT_INFO_URL: &str = "https://jittybot.example/bot";
+
+/// Arguments of `jittybot crawl`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Start URLs; the crawl stays within their sites.
+    #[arg(value_name = "URL")]
+    urls: Vec<String>,
+    /// A file of start URLs, one per line.
+    #[arg(long, value_name = "FILE")]
+    seeds: Option<PathBuf>,
+    /// The store: a SQLite file, or a postgres:// URL.
+    #[arg(long, default_value = "crawl.sqlite", value_name = "PATH|URL")]
+    db: String,
+    /// Where WARC files are written.
+    #[arg(long, default_value = "crawl-warc", value_name = "DIR")]
+    warc_dir: PathBuf,
+    /// Minimum time between the starts of two requests to one origin.
+    #[arg(long, default_value = "1s", value_parser = parse_duration)]
+    pace: Duration,
+    /// First back-off after a failure.
+    #[arg(long, default_value = "30s", value_parser = parse_duration)]
+    backoff_base: Duration,
+    /// Longest back-off.
+    #[arg(long, default_value = "1h", value_parser = parse_duration)]
+    backoff_max: Duration,
+    /// Failures in a row that pause an origin until a probe succeeds.
+    #[arg(long, default_value_t = 5)]
+    pause_after: u32,
+    /// Attempts before a URL is given up.
+    #[arg(long, default_value_t = 5)]
+    max_attempts: u32,
+    /// Stop after this many responses.
+    #[arg(long)]
+    max_pages: Option<u64>,
+    /// When a fetched page (not governed by a sitemap lastmod) is due again.
+    #[arg(long, default_value = "7d", value_parser = parse_duration)]
+    revisit_after: Duration,
+    /// Follow links on sites with a usable sitemap too (`always`), or only without (`auto`).
+    #[arg(long, default_value = "auto", value_parser = ["auto", "always"])]
+    follow_links: String,
+    /// Operator origin rules: `HOST-OR-*.DOMAIN ORIGIN-NAME` per line.
+    #[arg(long, value_name = "FILE")]
+    origins: Option<PathBuf>,
+    /// A hosts(5) file (`ADDR NAME...`) pinning names to addresses on every port.
+    #[arg(long, value_name = "FILE")]
+    hosts: Option<PathBuf>,
+    /// The page about JittyBot its User-Agent points to.
+    #[arg(long, default_value = DEFAULT_INFO_URL)]
+    info_url: String,
+    /// One JSON event per line on standard output.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    network: NetworkArgs,
+}
+
+/// Arguments of `jittybot crawl-status`.
+#[derive(Debug, clap::Args)]
+pub struct StatusArgs {
+    /// The store: a SQLite file, or a postgres:// URL.
+    #[arg(long, default_value = "crawl.sqlite", value_name = "PATH|URL")]
+    db: String,
+    /// Machine-readable output.
+    #[arg(long)]
+    json: bool,
+}
+
+fn open_file(path: &PathBuf) -> anyhow::Result<BufReader<std::fs::File>> {
+    Ok(BufReader::new(std::fs::File::open(path).with_context(
+        || format!("cannot read {}", path.display()),
+    )?))
+}
+
+fn seeds(args: &Args) -> anyhow::Result<Vec<NormalUrl>> {
+    let mut seeds = Vec::new();
+    for u in &args.urls {
+        seeds.push(NormalUrl::parse(u).with_context(|| format!("bad start URL {u:?}"))?);
+    }
+    if let Some(path) = &args.seeds {
+        seeds.extend(read_seeds(path, open_file(path)?)?);
+    }
+    Ok(seeds)
+}
+
+fn config(args: &Args) -> anyhow::Result<CrawlConfig> {
+    let mut c = CrawlConfig::new(&args.warc_dir);
+    c.pacer.pace = args.pace;
+    c.pacer.backoff_base = args.backoff_base;
+    c.pacer.backoff_max = args.backoff_max;
+    c.pacer.pause_after = args.pause_after;
+    c.max_attempts = args.max_attempts.max(1);
+    c.max_pages = args.max_pages;
+    c.revisit_after = args.revisit_after;
+    c.follow_links = if args.follow_links == "always" {
+        FollowLinks::Always
+    } else {
+        FollowLinks::Auto
+    };
+    if let Some(path) = &args.origins {
+        c.origin_rules = parse_origins(path, open_file(path)?)?;
+    }
+    Ok(c)
+}
+
+/// Run `jittybot crawl`.
+pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
+    if let Some(path) = &args.hosts {
+        for pin in parse_hosts(path, open_file(path)?)? {
+            args.network.add_pin(ResolvePin {
+                host: pin.name,
+                port: 0,
+                addresses: vec![pin.addr],
+            });
+        }
+    }
+    let seeds = seeds(&args)?;
+    let config = config(&args)?;
+    let target: DbTarget = args.db.parse()?;
+    let fetcher = args.network.fetcher("JittyBot", &args.info_url)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let store = Store::open(&target)
+            .await
+            .with_context(|| format!("cannot open the store {target}"))?;
+        let crawler = Crawler::new(store.clone(), fetcher, config);
+        let stop = crawler.stop_flag();
+        tokio::spawn(async move {
+            stop_signal().await;
+            stop.store(true, Ordering::SeqCst);
+        });
+        let counters = crawler.counters();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Event>();
+        let show = Show::new(args.json);
+        let printer = tokio::spawn(async move {
+            let mut show = show;
+            let mut tick = tokio::time::interval(Duration::from_millis(250));
+            loop {
+                tokio::select! {
+                    e = rx.recv() => match e { Some(e) => show.event(&e), None => break },
+                    _ = tick.tick() => show.progress(&counters),
+                }
+            }
+            show.finish();
+        });
+        let summary = crawler.run(&seeds, tx).await;
+        let _ = printer.await;
+        store.close().await;
+        let summary = summary?;
+        Ok(match summary.reason {
+            EndReason::Finished | EndReason::MaxPages => ExitCode::SUCCESS,
+            EndReason::Interrupted => ExitCode::from(130),
+        })
+    })
+}
+
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut term = match signal(SignalKind::terminate()) {
+            Ok(s) => s,
+            Err(_) => return std::future::pending().await,
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// How the crawl is shown: JSON lines, a live display on a terminal, or log lines.
+struct Show {
+    json: bool,
+    bar: Option<indicatif::ProgressBar>,
+    started: std::time::Instant,
+}
+
+impl Show {
+    fn new(json: bool) -> Show {
+        let terminal = std::io::stderr().is_terminal();
+        // Log lines (tracing) on standard error: the crawl's events at `info` without a
+        // terminal, only warnings beside the live display; RUST_LOG overrides.
+        let level = if terminal && !json { "warn" } else { "info" };
+        let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .with_ansi(terminal)
+            .try_init();
+        let bar = (!json && terminal).then(|| {
+            let bar = indicatif::ProgressBar::new_spinner();
+            bar.set_style(
+                indicatif::ProgressStyle::with_template("{spinner} {elapsed} {msg}")
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+            );
+            bar
+        });
+        Show {
+            json,
+            bar,
+            started: std::time::Instant::now(),
+        }
+    }
+
+    fn event(&mut self, event: &Event) {
+        if self.json {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{}", event.json());
+            return;
+        }
+        let line = match event {
+            Event::Fetch { .. } if self.bar.is_some() => return,
+            Event::Fetch {
+                final_url,
+                status,
+                bytes,
+                directives,
+                ..
+            } => {
+                format!(
+                    "fetch {status} {} ({bytes} bytes){}",
+                    safe(final_url),
+                    if directives.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" [{directives}]")
+                    }
+                )
+            }
+            Event::Skip { url, reason } => format!("skip {} ({reason})", safe(url)),
+            Event::Error {
+                url,
+                error,
+                attempts,
+                given_up,
+            } => {
+                format!(
+                    "error {} attempt {attempts}{}: {}",
+                    safe(url),
+                    if *given_up { ", given up" } else { "" },
+                    safe(error)
+                )
+            }
+            Event::Backoff {
+                origin,
+                failures,
+                until,
+            } => format!(
+                "back-off {} after {failures} failures until {until}",
+                safe(origin)
+            ),
+            Event::Pause { origin, probe_at } => format!(
+                "pause {} until a probe at {probe_at} succeeds",
+                safe(origin)
+            ),
+            Event::Resume { origin } => format!("resume {}", safe(origin)),
+            Event::Merge {
+                absorbed,
+                into,
+                evidence,
+            } => format!(
+                "origin {} joins {} ({evidence})",
+                safe(absorbed),
+                safe(into)
+            ),
+            Event::Done {
+                fetched,
+                reason,
+                seconds,
+            } => format!("done: {fetched} fetched in {seconds} s ({reason})"),
+        };
+        match &self.bar {
+            Some(bar) => bar.println(line),
+            None => tracing::info!(target: "crawl", "{line}"),
+        }
+    }
+
+    fn progress(&mut self, c: &crawl::crawler::LiveCounters) {
+        let Some(bar) = &self.bar else { return };
+        let fetched = c.fetched.load(Ordering::Relaxed);
+        let rate = fetched as f64 / self.started.elapsed().as_secs_f64().max(0.001);
+        bar.set_message(format!(
+            "{fetched} fetched, {:.0}/s, {} skipped, {} errors, {} origins active",
+            rate,
+            c.skipped.load(Ordering::Relaxed),
+            c.errors.load(Ordering::Relaxed),
+            c.active_origins.load(Ordering::Relaxed),
+        ));
+        bar.tick();
+    }
+
+    fn finish(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// Text from the network with control characters escaped.
+fn safe(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            if c.is_control() {
+                c.escape_default().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect()
+}
+
+/// Run `jittybot crawl-status`.
+pub fn status(args: StatusArgs) -> anyhow::Result<ExitCode> {
+    let target: DbTarget = args.db.parse()?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let report = runtime.block_on(async {
+        let store = Store::open(&target)
+            .await
+            .with_context(|| format!("cannot open the store {target}"))?;
+        let report = store.status(jiff::Timestamp::now()).await;
+        store.close().await;
+        anyhow::Ok(report?)
+    })?;
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let urls: Vec<String> = report
+        .urls
+        .iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect();
+    writeln!(out, "URLs: {}", urls.join(", "))?;
+    let count = |s: &str| report.origins.iter().filter(|o| o.state == s).count();
+    writeln!(
+        out,
+        "Origins: {} (active {}, backing off {}, paused {})",
+        report.origins.len(),
+        count("active"),
+        count("backing_off"),
+        count("paused")
+    )?;
+    for o in &report.origins {
+        writeln!(
+            out,
+            "  {}  {}  pace {} ms  failures {}  next start {}  hosts: {}",
+            safe(&o.name),
+            o.state,
+            o.pace_ms,
+            o.failures,
+            o.next_start,
+            safe(&o.hosts.join(" "))
+        )?;
+    }
+    writeln!(
+        out,
+        "Totals: {} requests, {} bytes",
+        report.requests, report.bytes
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
