@@ -27,21 +27,35 @@ fn reach(web: &MultiWeb, dir: &Path, hosts: &[(&str, usize)]) -> Vec<String> {
 }
 
 fn crawl_args(dir: &Path, db: &str, extra: &[&str]) -> Vec<String> {
-    let mut args: Vec<String> = vec!["crawl".into(), "--db".into(), db.into(), "--warc-dir".into(), dir.join("warc").display().to_string()];
+    let mut args: Vec<String> = vec![
+        "crawl".into(),
+        "--db".into(),
+        db.into(),
+        "--warc-dir".into(),
+        dir.join("warc").display().to_string(),
+    ];
     args.extend(extra.iter().map(|s| s.to_string()));
     args
 }
 
 fn warc_targets(dir: &Path) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    let Ok(entries) = std::fs::read_dir(dir) else { return out };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
     let mut files: Vec<_> = entries.map(|e| e.unwrap().path()).collect();
     files.sort();
     for f in files {
-        assert!(f.to_string_lossy().ends_with(".warc.gz"), "left unfinished: {f:?}");
+        assert!(
+            f.to_string_lossy().ends_with(".warc.gz"),
+            "left unfinished: {f:?}"
+        );
         for r in warc::WarcReader::from_path_gzip(&f).unwrap().iter_records() {
             let r = r.unwrap_or_else(|e| panic!("{f:?}: {e}"));
-            let uri = r.header(warc::WarcHeader::TargetURI).map(|v| v.into_owned()).unwrap_or_default();
+            let uri = r
+                .header(warc::WarcHeader::TargetURI)
+                .map(|v| v.into_owned())
+                .unwrap_or_default();
             out.push((r.warc_type().to_string(), uri));
         }
     }
@@ -51,34 +65,82 @@ fn warc_targets(dir: &Path) -> Vec<(String, String)> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_command_crawls_prints_json_events_and_reports_status() {
     let web = MultiWeb::start(2).await;
-    web.site("www.shop.test").path("/robots.txt").respond(Reply::robots_txt("User-agent: *\nDisallow: /cart\n"));
-    let home = format!("<a href=/a>a</a><a href=/cart>c</a><a href={}>b</a>", web.http_url("shop.test", "/b"));
-    web.site("www.shop.test").path("/").respond(Reply::ok().header("Content-Type", "text/html").body(home));
-    web.site("www.shop.test").path("/a").respond(Reply::ok().header("Content-Type", "text/html").body("<p>a</p>"));
-    web.site("shop.test").path("/robots.txt").respond(Reply::robots_txt("User-agent: *\nAllow: /\n"));
-    web.site("shop.test").path("/b").respond(Reply::ok().header("Content-Type", "text/html").body("<p>b</p>"));
+    web.site("www.shop.test")
+        .path("/robots.txt")
+        .respond(Reply::robots_txt("User-agent: *\nDisallow: /cart\n"));
+    let home = format!(
+        "<a href=/a>a</a><a href=/cart>c</a><a href={}>b</a>",
+        web.http_url("shop.test", "/b")
+    );
+    web.site("www.shop.test")
+        .path("/")
+        .respond(Reply::ok().header("Content-Type", "text/html").body(home));
+    web.site("www.shop.test").path("/a").respond(
+        Reply::ok()
+            .header("Content-Type", "text/html")
+            .body("<p>a</p>"),
+    );
+    web.site("shop.test")
+        .path("/robots.txt")
+        .respond(Reply::robots_txt("User-agent: *\nAllow: /\n"));
+    web.site("shop.test").path("/b").respond(
+        Reply::ok()
+            .header("Content-Type", "text/html")
+            .body("<p>b</p>"),
+    );
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("crawl.sqlite").display().to_string();
     let mut args = crawl_args(dir.path(), &db, &["--pace", "10ms", "--json"]);
-    args.extend(reach(&web, dir.path(), &[("www.shop.test", 0), ("shop.test", 1)]));
+    args.extend(reach(
+        &web,
+        dir.path(),
+        &[("www.shop.test", 0), ("shop.test", 1)],
+    ));
     args.push(web.http_url("www.shop.test", "/"));
-    let out = tokio::task::spawn_blocking(move || jittybot(&args, None)).await.unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let events: Vec<serde_json::Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    let kinds: Vec<&str> = events.iter().map(|e| e["event"].as_str().unwrap()).collect();
-    assert_eq!(kinds.iter().filter(|k| **k == "fetch").count(), 3, "{}", stdout(&out));
+    let out = tokio::task::spawn_blocking(move || jittybot(&args, None))
+        .await
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let events: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds.iter().filter(|k| **k == "fetch").count(),
+        3,
+        "{}",
+        stdout(&out)
+    );
     assert!(kinds.contains(&"skip"), "the disallowed /cart: {kinds:?}");
     assert_eq!(kinds.last(), Some(&"done"));
     assert!(web.requests_to("www.shop.test", "/cart").is_empty());
     // HTTPS was tried first and worked, so everything went over TLS.
-    assert!(web.requests().iter().all(|r| r.tls), "{:?}", web.requests().iter().map(|r| (r.host.clone(), r.path.clone(), r.tls)).collect::<Vec<_>>());
+    assert!(
+        web.requests().iter().all(|r| r.tls),
+        "{:?}",
+        web.requests()
+            .iter()
+            .map(|r| (r.host.clone(), r.path.clone(), r.tls))
+            .collect::<Vec<_>>()
+    );
     let status = jittybot(&["crawl-status", "--db", &db, "--json"], None);
     assert!(status.status.success());
     let report: serde_json::Value = serde_json::from_str(&stdout(&status)).unwrap();
     assert_eq!(report["urls"]["fetched"], 3);
     assert_eq!(report["urls"]["disallowed"], 1);
     let text = stdout(&jittybot(&["crawl-status", "--db", &db], None));
-    assert!(text.contains("URLs: ") && text.contains("fetched 3"), "{text}");
+    assert!(
+        text.contains("URLs: ") && text.contains("fetched 3"),
+        "{text}"
+    );
     assert!(text.contains("www.shop.test"), "{text}");
 }
 
@@ -108,13 +170,26 @@ async fn a_crawl_killed_at_random_points_loses_nothing() {
     const HOSTS: [&str; 3] = ["h1.kill.test", "h2.kill.test", "h3.kill.test"];
     const PAGES: u32 = 40;
     let web = MultiWeb::start(3).await;
-    let pages = linked_pages(LinkedPages { host_suffix: ".kill.test".into(), pages: PAGES, page_bytes: 3_000, links_per_page: 3 });
+    let pages = linked_pages(LinkedPages {
+        host_suffix: ".kill.test".into(),
+        pages: PAGES,
+        page_bytes: 3_000,
+        links_per_page: 3,
+    });
     // Slow pages, so the kills land mid-crawl.
     web.generate(move |host, path| pages(host, path).map(|r| r.delay(Duration::from_millis(15))));
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("crawl.sqlite").display().to_string();
-    let mut args = crawl_args(dir.path(), &db, &["--pace", "0", "--follow-links", "always"]);
-    args.extend(reach(&web, dir.path(), &[(HOSTS[0], 0), (HOSTS[1], 1), (HOSTS[2], 2)]));
+    let mut args = crawl_args(
+        dir.path(),
+        &db,
+        &["--pace", "0", "--follow-links", "always"],
+    );
+    args.extend(reach(
+        &web,
+        dir.path(),
+        &[(HOSTS[0], 0), (HOSTS[1], 1), (HOSTS[2], 2)],
+    ));
     args.extend(HOSTS.iter().map(|h| web.http_url(h, "/p0.html")));
     // A simple generator of kill times, varied per run but reproducible from the printed seed.
     let mut seed = jiff::Timestamp::now().as_nanosecond() as u64 | 1;
@@ -128,33 +203,59 @@ async fn a_crawl_killed_at_random_points_loses_nothing() {
         let after = Duration::from_millis(150 + seed % 600);
         tokio::time::sleep(after).await;
         match child.try_wait().unwrap() {
-            Some(status) => break status,
+            Some(status) => {
+                eprintln!("run ended by itself after {after:?}");
+                break status;
+            }
             None if kills < 6 => {
                 child.kill().unwrap(); // SIGKILL
                 child.wait().unwrap(); // reaped: its leases count as dead
                 kills += 1;
             }
-            None => break tokio::task::spawn_blocking(move || child.wait().unwrap()).await.unwrap(),
+            None => {
+                let t = std::time::Instant::now();
+                let s = tokio::task::spawn_blocking(move || child.wait().unwrap())
+                    .await
+                    .unwrap();
+                eprintln!("last run took {:?} more", t.elapsed());
+                break s;
+            }
         }
     };
     assert!(finished.success(), "the last run ends normally");
-    assert!(kills >= 2, "the crawl ended before it could be killed twice ({kills})");
+    assert!(
+        kills >= 2,
+        "the crawl ended before it could be killed twice ({kills})"
+    );
     let counts = page_requests(&web);
-    assert_eq!(counts.len(), HOSTS.len() * PAGES as usize, "every page fetched");
+    assert_eq!(
+        counts.len(),
+        HOSTS.len() * PAGES as usize,
+        "every page fetched"
+    );
     let extra: usize = counts.values().map(|n| n - 1).sum();
     // Each kill may cost, per origin, the request in flight and the results not yet committed.
-    assert!(extra <= kills * HOSTS.len() * 4, "{extra} repeated requests after {kills} kills");
+    assert!(
+        extra <= kills * HOSTS.len() * 4,
+        "{extra} repeated requests after {kills} kills"
+    );
     let records = warc_targets(&dir.path().join("warc"));
     for host in HOSTS {
         for i in 0..PAGES {
             let uri = format!("{}", web.https_url(host, &format!("/p{i}.html")));
-            let n = records.iter().filter(|(t, u)| t == "response" && *u == uri).count();
+            let n = records
+                .iter()
+                .filter(|(t, u)| t == "response" && *u == uri)
+                .count();
             assert!(n >= 1, "{uri} not archived");
         }
     }
     let status = jittybot(&["crawl-status", "--db", &db, "--json"], None);
     let report: serde_json::Value = serde_json::from_str(&stdout(&status)).unwrap();
-    assert_eq!(report["urls"]["fetched"], HOSTS.len() as u64 * u64::from(PAGES));
+    assert_eq!(
+        report["urls"]["fetched"],
+        HOSTS.len() as u64 * u64::from(PAGES)
+    );
     assert_eq!(report["urls"]["queued"], 0);
     assert_eq!(report["urls"]["in_flight"], 0);
 }
