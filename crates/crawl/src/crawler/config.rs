@@ -71,6 +71,8 @@ pub struct CrawlConfig {
     pub origin_rules: Vec<OriginRule>,
     /// Origins worked on at once.
     pub active_origins: usize,
+    /// How long an origin lease lasts unless renewed (renewed every third of it).
+    pub origin_lease: Duration,
 }
 
 impl CrawlConfig {
@@ -86,6 +88,7 @@ impl CrawlConfig {
             warc: WarcOptions::default(),
             origin_rules: Vec::new(),
             active_origins: DEFAULT_ACTIVE_ORIGINS,
+            origin_lease: crate::store::ORIGIN_LEASE,
         }
     }
 }

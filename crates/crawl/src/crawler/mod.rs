@@ -32,7 +32,7 @@ pub use robots_store::StoreRobots;
 use crate::event::Event;
 use crate::normal::NormalUrl;
 use crate::origins::OriginModel;
-use crate::store::{NewUrl, Store, UrlKind, ORIGIN_LEASE};
+use crate::store::{NewUrl, Store, UrlKind, PRIORITY_LINKED, PRIORITY_SITEMAPS};
 use crate::warc::{WarcError, WarcWriter};
 use places::Places;
 
@@ -187,7 +187,7 @@ impl Crawler {
     /// A crawl of `store` with `fetcher` (its token should be `JittyBot`).
     pub fn new(store: Store, fetcher: Fetcher, config: CrawlConfig) -> Crawler {
         Crawler {
-            store,
+            store: store.with_origin_lease(config.origin_lease),
             fetcher,
             config,
             stop: Arc::new(AtomicBool::new(false)),
@@ -290,59 +290,42 @@ async fn run(ctx: &Arc<Ctx>, seeds: &[NormalUrl]) -> Result<EndReason, CrawlErro
     let events = ctx.places.load(ctx.polite.pacer()).await?;
     ctx.emit_all(events);
     add_seeds(ctx, seeds).await?;
-    read_sitemaps(ctx).await?;
     schedule(ctx).await
 }
 
 async fn add_seeds(ctx: &Arc<Ctx>, seeds: &[NormalUrl]) -> Result<(), CrawlError> {
     let mut urls = Vec::new();
+    let mut sites = std::collections::HashSet::new();
     for seed in seeds {
         ctx.places.add_seed_site(seed).await?;
         let (host, events) = ctx.places.host(seed, ctx.polite.pacer()).await?;
         ctx.emit_all(events);
         ctx.places.first_sight(seed.key());
+        if sites.insert(host.site_id) {
+            // The site's sitemaps, read from this host's robots.txt before its pages.
+            if let Ok(robots) = NormalUrl::join(seed.url(), "/robots.txt") {
+                urls.push(NewUrl {
+                    key: robots.key().to_string(),
+                    host: host.clone(),
+                    kind: UrlKind::Sitemaps,
+                    priority: PRIORITY_SITEMAPS,
+                    in_sitemap: false,
+                    lastmod: None,
+                });
+            }
+        }
         urls.push(NewUrl {
             key: seed.key().to_string(),
             host,
             kind: UrlKind::Page,
-            priority: 1,
+            priority: PRIORITY_LINKED,
             in_sitemap: false,
             lastmod: None,
         });
     }
     ctx.store.enqueue(&urls).await?;
+    ctx.store.requeue_sitemaps().await?;
     Ok(())
-}
-
-/// Sitemaps first: every seed site's, a few sites at a time.
-async fn read_sitemaps(ctx: &Arc<Ctx>) -> Result<(), CrawlError> {
-    const AT_ONCE: usize = 16;
-    let domains = ctx.store.seed_sites().await?;
-    let mut set = JoinSet::new();
-    for domain in domains {
-        let Some(seed) = ctx.store.seed_url_of(&domain).await? else {
-            continue;
-        };
-        let Ok(seed) = NormalUrl::from_key(&seed, true) else {
-            continue;
-        };
-        while set.len() >= AT_ONCE {
-            join_one(&mut set).await?;
-        }
-        set.spawn(sitemaps::read_site(Arc::clone(ctx), seed));
-    }
-    while !set.is_empty() {
-        join_one(&mut set).await?;
-    }
-    Ok(())
-}
-
-async fn join_one(set: &mut JoinSet<Result<(), CrawlError>>) -> Result<(), CrawlError> {
-    match set.join_next().await {
-        Some(Ok(r)) => r,
-        Some(Err(e)) => Err(CrawlError::Task(e.to_string())),
-        None => Ok(()),
-    }
 }
 
 /// Lease due origins and work them until nothing is left (or a stop).
@@ -379,7 +362,7 @@ async fn schedule(ctx: &Arc<Ctx>) -> Result<EndReason, CrawlError> {
         ctx.counters
             .active_origins
             .store(workers.len() as u64, Ordering::Relaxed);
-        if last_renewal.elapsed() >= ORIGIN_LEASE / 3 {
+        if last_renewal.elapsed() >= ctx.store.origin_lease() / 3 {
             renew(ctx, &active).await?;
             last_renewal = tokio::time::Instant::now();
         }

@@ -230,7 +230,7 @@ pub(crate) async fn queue_found(
             key: url.key().to_string(),
             host,
             kind,
-            priority: 1,
+            priority: crate::store::PRIORITY_LINKED,
             in_sitemap: false,
             lastmod: None,
         });

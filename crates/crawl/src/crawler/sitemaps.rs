@@ -45,10 +45,20 @@ pub(crate) async fn read_site(ctx: Arc<Ctx>, seed: NormalUrl) -> Result<(), Craw
     if !ctx.store.db().try_lease(&lease_name, &lease).await? {
         return Ok(());
     }
-    let start = seed.with_scheme(host.https != Some(false));
+    let mut start = seed;
     let operation = Operation::within(URL_DEADLINE * 4).with_max_wait(SITEMAP_TURN_WAIT);
     let mut archive = Archive::default();
-    let declared = declared_sitemaps(&ctx, &start, &operation, &mut archive).await;
+    let (mut declared, no_https) = declared_sitemaps(&ctx, &start, &operation, &mut archive).await;
+    if no_https && start.is_https() && host.https.is_none() {
+        // No working HTTPS on this host: remember it and read over HTTP.
+        ctx.store.set_host_https(host.host_id, false).await?;
+        ctx.places
+            .update_host(start.host(), |h| h.https = Some(false));
+        start = start.with_scheme(false);
+        declared = declared_sitemaps(&ctx, &start, &operation, &mut archive)
+            .await
+            .0;
+    }
     ctx.committer
         .send(Work {
             members: archive.members,
@@ -97,20 +107,23 @@ pub(crate) async fn read_site(ctx: Arc<Ctx>, seed: NormalUrl) -> Result<(), Craw
     Ok(())
 }
 
-/// The `Sitemap:` lines of the site's robots.txt (fetched now, or the stored copy).
+/// The `Sitemap:` lines of the site's robots.txt (fetched now, or the stored copy), and
+/// whether the fetch failed as a host without HTTPS fails.
 async fn declared_sitemaps(
     ctx: &Ctx,
     start: &NormalUrl,
     operation: &Operation,
     archive: &mut Archive,
-) -> Vec<NormalUrl> {
+) -> (Vec<NormalUrl>, bool) {
     let check = ctx
         .polite
         .check_robots(start.url(), PAGE_TOKENS, operation)
         .await;
     let mut body: Option<Vec<u8>> = None;
+    let mut no_https = false;
     if let Ok(check) = &check {
         if let Some(rf) = &check.fetched {
+            no_https = rf.error.as_ref().is_some_and(super::worker::no_https);
             let last = rf.exchanges.len().saturating_sub(1);
             for (i, hop) in rf.exchanges.iter().enumerate() {
                 let p = (i == last && rf.status.is_some()).then(|| super::archive::Payload {
@@ -134,12 +147,15 @@ async fn declared_sitemaps(
             }
         }
     }
-    let Some(body) = body else { return Vec::new() };
-    robots::RobotsTxt::parse(&body)
+    let Some(body) = body else {
+        return (Vec::new(), no_https);
+    };
+    let urls = robots::RobotsTxt::parse(&body)
         .sitemaps()
         .iter()
         .filter_map(|s| NormalUrl::parse(&s.url).ok())
-        .collect()
+        .collect();
+    (urls, no_https)
 }
 
 #[derive(Default)]
@@ -235,7 +251,7 @@ async fn read_one(
                                             key: e.loc.key().to_string(),
                                             host,
                                             kind: UrlKind::Page,
-                                            priority: 0,
+                                            priority: crate::store::PRIORITY_LISTED,
                                             in_sitemap: true,
                                             lastmod: e.lastmod,
                                         });

@@ -24,6 +24,8 @@ use crate::store::{ClaimedUrl, FetchFacts, OriginRow, OriginUpdate, Outcome, Url
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Flow {
     Continue,
+    /// Claim again: what was claimed goes back first (sitemap URLs were queued ahead of it).
+    Reclaim,
     /// The origin must wait (its turn is later, it is paused, its robots.txt failed): give it
     /// back; it is claimed again when due.
     Yield,
@@ -57,6 +59,11 @@ pub(crate) async fn work_origin(
                     let back: Vec<i64> = rest.map(|u| u.id).collect();
                     ctx.store.return_to_queue(&back).await?;
                     break 'claims;
+                }
+                Ok(Flow::Reclaim) => {
+                    let back: Vec<i64> = rest.map(|u| u.id).collect();
+                    ctx.store.return_to_queue(&back).await?;
+                    continue 'claims;
                 }
                 Err(e) => {
                     let back: Vec<i64> = rest.map(|u| u.id).collect();
@@ -132,6 +139,25 @@ async fn process(
     };
     let (host, events) = ctx.places.host(&https_form, ctx.polite.pacer()).await?;
     ctx.emit_all(events);
+    if url.kind == UrlKind::Sitemaps {
+        // Sitemaps first, under this origin's lease: their URLs are queued ahead of the
+        // site's other pages, which are claimed again after them.
+        let start = https_form.with_scheme(host.https != Some(false));
+        super::sitemaps::read_site(Arc::clone(ctx), start).await?;
+        let done = Outcome {
+            id: url.id,
+            state: Some(UrlState::Fetched),
+            next_due: crate::store::NEVER,
+            ..Outcome::default()
+        };
+        ctx.committer
+            .send(Work {
+                outcome: Some(done),
+                ..Work::default()
+            })
+            .await?;
+        return Ok(Flow::Reclaim);
+    }
     let before = ctx.polite.pacer().export(key).unwrap_or_default();
     let mut https = host.https != Some(false);
     loop {
@@ -164,7 +190,7 @@ async fn process(
     }
 }
 
-fn no_https(e: &FetchError) -> bool {
+pub(crate) fn no_https(e: &FetchError) -> bool {
     matches!(
         e.kind(),
         ErrorKind::Tls

@@ -20,7 +20,8 @@ pub struct NewUrl {
     pub host: HostInfo,
     /// Page or media.
     pub kind: UrlKind,
-    /// Lower is claimed first: 0 for sitemap URLs, 1 for links.
+    /// Lower is claimed first ([`super::PRIORITY_SITEMAPS`], [`super::PRIORITY_LISTED`],
+    /// [`super::PRIORITY_LINKED`]).
     pub priority: i16,
     /// Whether a sitemap lists it.
     pub in_sitemap: bool,
@@ -293,6 +294,14 @@ impl Store {
         let sql = "UPDATE crawl_urls SET state = 0 WHERE state = 2 AND next_due <= $1";
         with_pool!(&self.db, pool => sqlx::query(sql).bind(millis(now)).execute(pool).await.map(|r| r.rows_affected()))
             .map_err(DbError::query("requeue due URLs"))
+    }
+
+    /// Queue every seed site's sitemaps entry again: each run reads sitemaps first
+    /// (conditionally). Returns how many.
+    pub async fn requeue_sitemaps(&self) -> Result<u64, DbError> {
+        let sql = "UPDATE crawl_urls SET state = 0 WHERE kind = 2 AND state <> 1";
+        with_pool!(&self.db, pool => sqlx::query(sql).execute(pool).await.map(|r| r.rows_affected()))
+            .map_err(DbError::query("requeue sitemaps"))
     }
 
     /// Queue again the URLs a previous run gave up on (attempts reset): a later run tries them

@@ -107,7 +107,17 @@ pub enum UrlKind {
     Page,
     /// An image or other media (JittyBot-Image's rules, never parsed).
     Media,
+    /// A seed site's sitemaps, read from the robots.txt at this key: queued again at the
+    /// start of every run and claimed before the site's pages (sitemaps first).
+    Sitemaps,
 }
+
+/// Claim priority of a site's sitemaps entry (first).
+pub const PRIORITY_SITEMAPS: i16 = 0;
+/// Claim priority of URLs listed in a sitemap.
+pub const PRIORITY_LISTED: i16 = 1;
+/// Claim priority of seeds and links.
+pub const PRIORITY_LINKED: i16 = 2;
 
 impl UrlKind {
     /// The stored code.
@@ -115,15 +125,16 @@ impl UrlKind {
         match self {
             UrlKind::Page => 0,
             UrlKind::Media => 1,
+            UrlKind::Sitemaps => 2,
         }
     }
 
     /// The kind of a stored code (unknown codes read as pages).
     pub fn from_code(code: i16) -> UrlKind {
-        if code == 1 {
-            UrlKind::Media
-        } else {
-            UrlKind::Page
+        match code {
+            1 => UrlKind::Media,
+            2 => UrlKind::Sitemaps,
+            _ => UrlKind::Page,
         }
     }
 }
@@ -132,6 +143,7 @@ impl UrlKind {
 #[derive(Clone, Debug)]
 pub struct Store {
     db: Db,
+    origin_lease: Duration,
 }
 
 impl Store {
@@ -139,7 +151,20 @@ impl Store {
     pub async fn open(target: &DbTarget) -> Result<Store, DbError> {
         Ok(Store {
             db: Db::open(target, &[&CRAWL_SCHEMA]).await?,
+            origin_lease: ORIGIN_LEASE,
         })
+    }
+
+    /// The same store with origin leases of `lease` (default [`ORIGIN_LEASE`]): shorter hands
+    /// a dead process's origins over sooner, at the cost of more renewals.
+    pub fn with_origin_lease(mut self, lease: Duration) -> Store {
+        self.origin_lease = lease.max(Duration::from_millis(100));
+        self
+    }
+
+    /// How long an origin lease lasts unless renewed.
+    pub fn origin_lease(&self) -> Duration {
+        self.origin_lease
     }
 
     /// The underlying store (for leases and backend-specific needs).

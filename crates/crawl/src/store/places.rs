@@ -6,7 +6,7 @@ use db::{from_millis, millis, with_pool, write_tx, DbError, Holder, Lease, Lease
 use jiff::Timestamp;
 use sqlx::Row;
 
-use super::{Store, ORIGIN_LEASE};
+use super::Store;
 use crate::origins::OriginName;
 
 const ORIGINS: LeaseTable = LeaseTable {
@@ -260,7 +260,7 @@ impl Store {
     }
 
     /// Lease up to `limit` origins that have queued URLs and whose next request may start by
-    /// `now`, earliest first, for [`ORIGIN_LEASE`]. URLs they had in flight (left by a process
+    /// `now`, earliest first, for the store's origin lease. URLs they had in flight (left by a process
     /// that died) go back to the queue first.
     pub async fn claim_origins(
         &self,
@@ -271,7 +271,7 @@ impl Store {
         let lease = Lease {
             holder,
             now,
-            ttl: ORIGIN_LEASE,
+            ttl: self.origin_lease,
         };
         let ready =
             "merged_into IS NULL AND next_start <= $4 AND EXISTS (SELECT 1 FROM crawl_urls u \
@@ -307,7 +307,7 @@ impl Store {
         let lease = Lease {
             holder,
             now,
-            ttl: ORIGIN_LEASE,
+            ttl: self.origin_lease,
         };
         self.db.renew(ORIGINS, ids, &lease).await
     }

@@ -183,6 +183,18 @@ impl Store {
         })
     }
 
+    /// A site's domain, whether it is a seed site, and when its sitemaps were last read.
+    pub async fn site_info(
+        &self,
+        site_id: i64,
+    ) -> Result<Option<(String, bool, Option<Timestamp>)>, DbError> {
+        let sql = "SELECT domain, seed, sitemaps_read_at FROM crawl_sites WHERE id = $1";
+        let row: Option<(String, i16, Option<i64>)> =
+            with_pool!(&self.db, pool => sqlx::query_as(sql).bind(site_id).fetch_optional(pool).await)
+                .map_err(DbError::query("read site"))?;
+        Ok(row.map(|(d, seed, at)| (d, seed != 0, at.map(db::from_millis))))
+    }
+
     /// Record that a site's sitemaps were read: whether one is usable, when, and how many URLs
     /// they gave.
     pub async fn set_site_sitemaps(

@@ -69,6 +69,10 @@ pub struct Args {
     /// The page about JittyBot its User-Agent points to.
     #[arg(long, default_value = DEFAULT_INFO_URL)]
     info_url: String,
+    /// How long a process holds an origin without renewing (a dead process's origins pass
+    /// to the others after it).
+    #[arg(long, default_value = "30s", value_parser = parse_duration)]
+    origin_lease: Duration,
     /// One JSON event per line on standard output.
     #[arg(long)]
     json: bool,
@@ -113,6 +117,7 @@ fn config(args: &Args) -> anyhow::Result<CrawlConfig> {
     c.max_attempts = args.max_attempts.max(1);
     c.max_pages = args.max_pages;
     c.revisit_after = args.revisit_after;
+    c.origin_lease = args.origin_lease;
     c.follow_links = if args.follow_links == "always" {
         FollowLinks::Always
     } else {
