@@ -1,0 +1,132 @@
+//! Two `jittybot crawl` processes on one PostgreSQL crawl: no URL fetched twice, the pace
+//! held across both, and when one is killed its origins are taken over by the other.
+
+mod common;
+
+use std::collections::HashMap;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use db::testing::{postgres_skipped, TestDb};
+use db::{Backend, DbTarget};
+use testweb::{linked_pages, LinkedPages, MultiWeb};
+
+const PACE: Duration = Duration::from_millis(40);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_processes_share_a_crawl_and_one_takes_over_when_the_other_dies() {
+    if postgres_skipped() {
+        eprintln!("JITTYBOT_TEST_POSTGRES=skip: not run");
+        return;
+    }
+    let db = TestDb::new(Backend::Postgres).await;
+    let DbTarget::Postgres(url) = &db.target else {
+        unreachable!()
+    };
+    const HOSTS: [&str; 4] = ["a1.two.test", "a2.two.test", "b1.two.test", "b2.two.test"];
+    const PAGES: u32 = 25;
+    let web = MultiWeb::start(2).await;
+    let pages = linked_pages(LinkedPages {
+        host_suffix: ".two.test".into(),
+        pages: PAGES,
+        page_bytes: 2_000,
+        links_per_page: 2,
+    });
+    web.generate(move |h, p| pages(h, p).map(|r| r.delay(Duration::from_millis(5))));
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("hosts"),
+        web.hosts_file(&[(HOSTS[0], 0), (HOSTS[1], 0), (HOSTS[2], 1), (HOSTS[3], 1)]),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("ca.pem"), web.certificate_pem()).unwrap();
+    let args = |warc: &str| {
+        let mut a: Vec<String> = [
+            "crawl",
+            "--db",
+            url,
+            "--warc-dir",
+            warc,
+            "--pace",
+            "40ms",
+            "--origin-lease",
+            "1s",
+            "--follow-links",
+            "always",
+            "--allow-private-addresses",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        a.extend([
+            "--hosts".into(),
+            dir.path().join("hosts").display().to_string(),
+        ]);
+        a.extend([
+            "--cacert".into(),
+            dir.path().join("ca.pem").display().to_string(),
+        ]);
+        a.extend(HOSTS.iter().map(|h| web.http_url(h, "/p0.html")));
+        a
+    };
+    let spawn = |warc: &str| {
+        Command::new(env!("CARGO_BIN_EXE_jittybot"))
+            .args(args(&dir.path().join(warc).display().to_string()))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let mut first = spawn("warc-1");
+    let mut second = spawn("warc-2");
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    first.kill().unwrap();
+    first.wait().unwrap();
+    let killed_at = tokio::time::Instant::now();
+    let status = tokio::task::spawn_blocking(move || second.wait().unwrap())
+        .await
+        .unwrap();
+    assert!(status.success());
+
+    let log = web.requests();
+    let mut counts: HashMap<String, Vec<tokio::time::Instant>> = HashMap::new();
+    for r in &log {
+        if r.path.starts_with("/p") {
+            counts
+                .entry(format!("{}{}", r.host, r.path))
+                .or_default()
+                .push(r.at);
+        }
+    }
+    assert_eq!(
+        counts.len(),
+        HOSTS.len() * PAGES as usize,
+        "every page fetched"
+    );
+    for (page, times) in &counts {
+        // Only a request in flight when the first process died may be made again.
+        assert!(
+            times.len() == 1 || times[0] <= killed_at,
+            "{page} fetched twice while both ran"
+        );
+    }
+    let repeats = counts.values().filter(|t| t.len() > 1).count();
+    assert!(repeats <= 2 * 3, "{repeats} pages fetched again");
+    // The pace held across both processes: per address (one origin each), request starts
+    // are at least PACE apart (server-side times, a little slack for scheduling).
+    let mut by_origin: HashMap<std::net::SocketAddr, Vec<tokio::time::Instant>> = HashMap::new();
+    for r in &log {
+        by_origin.entry(r.local.unwrap()).or_default().push(r.at);
+    }
+    for (addr, mut times) in by_origin {
+        times.sort();
+        for w in times.windows(2) {
+            let gap = w[1] - w[0];
+            assert!(
+                gap >= PACE - Duration::from_millis(8),
+                "{addr}: two requests {gap:?} apart"
+            );
+        }
+    }
+    db.cleanup().await;
+}
