@@ -242,7 +242,7 @@ async fn a_crawl_killed_at_random_points_loses_nothing() {
     let records = warc_targets(&dir.path().join("warc"));
     for host in HOSTS {
         for i in 0..PAGES {
-            let uri = format!("{}", web.https_url(host, &format!("/p{i}.html")));
+            let uri = web.https_url(host, &format!("/p{i}.html"));
             let n = records
                 .iter()
                 .filter(|(t, u)| t == "response" && *u == uri)

@@ -129,6 +129,21 @@ impl MultiWeb {
         }
     }
 
+    /// Make the certificates of `hosts` now, so a first handshake does not pay for minting
+    /// one (timing tests measure request arrivals).
+    pub fn prepare_certificates(&self, hosts: &[&str]) {
+        for h in hosts {
+            let name = h.to_ascii_lowercase();
+            let names = self
+                .certs
+                .lock_groups()
+                .get(&name)
+                .cloned()
+                .unwrap_or_else(|| vec![name]);
+            let _ = self.certs.certified(names);
+        }
+    }
+
     /// Refuse TLS handshakes for `host`: it has no working HTTPS.
     pub fn without_https(&self, host: &str) {
         self.certs

@@ -56,6 +56,13 @@ pub(crate) async fn kept(
         }
     };
     let bytes = body.decoded_bytes;
+    let status = head.status.as_u16();
+    if matches!(status, 429 | 500 | 502 | 503 | 504) {
+        // The origin asks for less (the pacer backs off): a failed attempt, archived.
+        archive.exchange(hop, Some(payload(&body)), false);
+        let o = failure(ctx, url, &format!("HTTP {status}"));
+        return Ok((o, Kept::default(), Flow::Yield, bytes));
+    }
     ctx.counters.fetched.fetch_add(1, Ordering::Relaxed);
     ctx.counters.bytes.fetch_add(bytes, Ordering::Relaxed);
     ctx.count_page();
@@ -72,7 +79,6 @@ pub(crate) async fn kept(
         next_due,
         ..Outcome::default()
     };
-    let status = head.status.as_u16();
     let media = url.kind == UrlKind::Media;
     let content_type = head
         .headers

@@ -39,6 +39,18 @@ pub(crate) async fn work_origin(
 ) -> Result<(), CrawlError> {
     let key = OriginKey::new(origin.name.0.clone());
     import_pacing(&ctx, &key, &origin);
+    if ctx.polite.pacer().export(&key).is_some_and(|s| s.paused)
+        && !probe(&ctx, &key, origin.id).await?
+    {
+        // Still paused: give the origin back until its next probe.
+        let work = Work {
+            origin: Some(origin_update(&ctx, &key, origin.id, 0, 0)),
+            release: Some(origin.id),
+            ..Work::default()
+        };
+        ctx.committer.send(work).await?;
+        return Ok(());
+    }
     let mut result = Ok(());
     'claims: while !ctx.stopping() && !lost.load(Ordering::SeqCst) {
         let urls = ctx.store.claim_urls(origin.id, URL_CLAIM_BATCH).await?;
@@ -82,6 +94,62 @@ pub(crate) async fn work_origin(
     };
     ctx.committer.send(work).await?;
     result
+}
+
+/// Probe a paused origin with the robots.txt of one of its hosts (seed 003: nothing else is
+/// requested until a probe succeeds); true when the origin is resumed.
+async fn probe(ctx: &Arc<Ctx>, key: &OriginKey, origin_id: i64) -> Result<bool, CrawlError> {
+    let Some(key_text) = ctx.store.a_url_of_origin(origin_id).await? else {
+        return Ok(false);
+    };
+    let Ok(any) = NormalUrl::from_key(&key_text, true) else {
+        return Ok(false);
+    };
+    let https = ctx.store.host(any.host()).await?.and_then(|h| h.https);
+    let Ok(robots_url) =
+        NormalUrl::join(any.with_scheme(https != Some(false)).url(), "/robots.txt")
+    else {
+        return Ok(false);
+    };
+    let robots_url = robots_url.url().clone();
+    let before = ctx.polite.pacer().export(key).unwrap_or_default();
+    let deadline = fetch::Deadline::after(URL_DEADLINE);
+    let limit = fetch::WaitLimit {
+        deadline: Some(deadline),
+        budget: None,
+        max_wait: Some(MAX_TURN_WAIT),
+    };
+    let host_only = robots_url.host_str().unwrap_or_default().to_string();
+    let Ok(mut permit) = ctx
+        .polite
+        .pacer()
+        .acquire(key, &host_only, None, true, limit)
+        .await
+    else {
+        return Ok(false);
+    };
+    let fetched =
+        fetch::fetch_robots_txt_within(ctx.polite.fetcher(), &robots_url, None, deadline).await;
+    permit.learn(match (&fetched.error, fetched.status) {
+        (Some(error), _) => fetch::Learned::from_error(error),
+        (None, Some(status)) => fetch::Learned::from_status(status, fetched.retry_after),
+        (None, None) => fetch::Learned::Nothing,
+    });
+    drop(permit);
+    let mut archive = Archive::default();
+    let trail = Trail {
+        robots_fetches: vec![fetched],
+        ..Trail::default()
+    };
+    archive_trail(&mut archive, &trail, false);
+    let work = Work {
+        members: archive.members,
+        origin: Some(origin_update(ctx, key, origin_id, requests_of(&trail), 0)),
+        ..Work::default()
+    };
+    ctx.committer.send(work).await?;
+    ctx.pacing_events(key, &before);
+    Ok(!ctx.polite.pacer().export(key).is_some_and(|s| s.paused))
 }
 
 fn import_pacing(ctx: &Ctx, key: &OriginKey, origin: &OriginRow) {
@@ -319,7 +387,8 @@ async fn settle(
             }
         }
         Polite::Skipped { url: at, reason } => {
-            let (o, flow) = skip(ctx, url, &at, reason).await?;
+            let (o, flow) =
+                skip(ctx, key, url, &at, reason, !trail.robots_fetches.is_empty()).await?;
             (o, Kept::default(), flow, 0)
         }
         Polite::Failed(error) => {
@@ -415,9 +484,11 @@ pub(crate) fn failure(ctx: &Ctx, url: &ClaimedUrl, error: &str) -> Outcome {
 
 async fn skip(
     ctx: &Ctx,
+    key: &OriginKey,
     url: &ClaimedUrl,
     at: &fetch::Url,
     reason: SkipReason,
+    robots_fetched: bool,
 ) -> Result<(Outcome, Flow), CrawlError> {
     let back = |url: &ClaimedUrl| Outcome {
         id: url.id,
@@ -445,6 +516,12 @@ async fn skip(
             "disallowed".to_string(),
         ),
         SkipReason::RobotsUnreachable { robots_url, .. } => {
+            if !robots_fetched {
+                // The failure is known and its retry not due: no request was made, so no
+                // attempt counts; the origin waits for the robots.txt retry.
+                hold_until_robots_retry(ctx, key, &robots_url);
+                return Ok((back(url), Flow::Yield));
+            }
             let error = format!("robots.txt unreachable: {robots_url}");
             let o = failure(ctx, url, &error);
             if o.state == Some(UrlState::Failed) {
@@ -480,6 +557,23 @@ async fn skip(
         reason: label,
     });
     Ok((outcome, flow))
+}
+
+/// Keep the origin's next start no earlier than the retry of a failing robots.txt.
+fn hold_until_robots_retry(ctx: &Ctx, key: &OriginKey, robots_url: &fetch::Url) {
+    let Ok(scope) = fetch::Scope::of(robots_url) else {
+        return;
+    };
+    let retry_at = match ctx.polite.robots().entry(&scope).map(|e| e.state) {
+        Some(fetch::StoredState::Failing(f) | fetch::StoredState::BackingOff(f)) => f.retry_at,
+        _ => return,
+    };
+    let pacer = ctx.polite.pacer();
+    let mut snapshot = pacer.export(key).unwrap_or_default();
+    if snapshot.not_before.is_none_or(|t| t < retry_at) {
+        snapshot.not_before = Some(retry_at);
+        pacer.import(key, &snapshot);
+    }
 }
 
 /// The facts of a final response, for the store.

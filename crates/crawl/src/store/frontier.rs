@@ -398,6 +398,17 @@ impl Store {
                     .await
                     .map_err(DbError::query("queue URLs"))?;
             }
+            if !new_urls.is_empty() {
+                // URLs found before their host's origin was merged into another follow it.
+                sqlx::query(
+                    "UPDATE crawl_urls SET origin_id = (SELECT o.merged_into FROM crawl_origins o \
+                     WHERE o.id = crawl_urls.origin_id) WHERE origin_id IN \
+                     (SELECT id FROM crawl_origins WHERE merged_into IS NOT NULL)",
+                )
+                .execute(&mut *tx)
+                .await
+                .map_err(DbError::query("move URLs of merged origins"))?;
+            }
             for (hash, url_id, content_type, bytes) in &batch.media {
                 sqlx::query(
                     "INSERT INTO crawl_media (content_hash, url_id, content_type, bytes, stored_at) \

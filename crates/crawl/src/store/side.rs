@@ -225,6 +225,13 @@ impl Store {
             .map_err(DbError::query("read seed URL"))
     }
 
+    /// The key of one queued URL of an origin (to probe its host), if any.
+    pub async fn a_url_of_origin(&self, origin_id: i64) -> Result<Option<String>, DbError> {
+        let sql = "SELECT key FROM crawl_urls WHERE origin_id = $1 AND state IN (0, 1) ORDER BY id LIMIT 1";
+        with_pool!(&self.db, pool => sqlx::query_scalar(sql).bind(origin_id).fetch_optional(pool).await)
+            .map_err(DbError::query("read a URL of an origin"))
+    }
+
     /// A stored media file with these bytes, if any.
     pub async fn media(&self, content_hash: &str) -> Result<Option<MediaRow>, DbError> {
         let sql = "SELECT content_hash, url_id FROM crawl_media WHERE content_hash = $1";
