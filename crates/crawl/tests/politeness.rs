@@ -23,7 +23,7 @@ use tokio::time::Instant;
 fn html(body: &str) -> Reply {
     Reply::ok()
         .header("Content-Type", "text/html")
-        .body(body.to_string())
+        .body(body)
 }
 
 fn allow_all(web: &MultiWeb, host: &str) {
