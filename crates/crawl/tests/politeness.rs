@@ -21,9 +21,7 @@ use testweb::{MultiWeb, RecordedRequest, Reply};
 use tokio::time::Instant;
 
 fn html(body: &str) -> Reply {
-    Reply::ok()
-        .header("Content-Type", "text/html")
-        .body(body)
+    Reply::ok().header("Content-Type", "text/html").body(body)
 }
 
 fn allow_all(web: &MultiWeb, host: &str) {

@@ -174,6 +174,7 @@ async fn a_crawl_killed_at_random_points_loses_nothing() {
         host_suffix: ".kill.test".into(),
         pages: PAGES,
         page_bytes: 3_000,
+        size_spread: 0,
         links_per_page: 3,
     });
     // Slow pages, so the kills land mid-crawl.

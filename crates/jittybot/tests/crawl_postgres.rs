@@ -30,6 +30,7 @@ async fn two_processes_share_a_crawl_and_one_takes_over_when_the_other_dies() {
         host_suffix: ".two.test".into(),
         pages: PAGES,
         page_bytes: 2_000,
+        size_spread: 0,
         links_per_page: 2,
     });
     web.generate(move |h, p| pages(h, p).map(|r| r.delay(Duration::from_millis(5))));

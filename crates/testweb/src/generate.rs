@@ -12,8 +12,10 @@ pub struct LinkedPages {
     pub host_suffix: String,
     /// Pages per host.
     pub pages: u32,
-    /// Approximate size of a page in bytes.
+    /// Approximate size of a page in bytes (the smallest, with `size_spread`).
     pub page_bytes: usize,
+    /// Pages are `page_bytes` plus up to this many bytes more, varying by page.
+    pub size_spread: usize,
     /// Links on each page.
     pub links_per_page: u32,
 }
@@ -58,7 +60,8 @@ pub fn linked_pages(
                 "<p><a href=\"/p{target}.html\">page {target}</a></p>"
             ));
         }
-        let room = shape.page_bytes.saturating_sub(html.len() + 16);
+        let extra = (n as usize).wrapping_mul(7_919) % (shape.size_spread + 1);
+        let room = (shape.page_bytes + extra).saturating_sub(html.len() + 16);
         html.push_str("<p>");
         html.push_str(&filler[..room.min(filler.len())]);
         html.push_str("</p></body></html>");

@@ -104,6 +104,7 @@ async fn generated_linked_pages() {
         host_suffix: ".bench.test".into(),
         pages: 10,
         page_bytes: 2000,
+        size_spread: 0,
         links_per_page: 4,
     }));
     web.set_logging(false);

@@ -23,6 +23,16 @@ pub(crate) struct Archive {
     pub(crate) main: Option<usize>,
     /// That record's id.
     pub(crate) main_id: Option<String>,
+    /// Time spent building and compressing records.
+    pub(crate) encode_nanos: u64,
+}
+
+/// Encode a record, adding the time it took to `nanos`.
+fn encode(record: &WarcRecord<'_>, nanos: &mut u64) -> Vec<u8> {
+    let started = std::time::Instant::now();
+    let member = encode_member(record);
+    *nanos += started.elapsed().as_nanos() as u64;
+    member
 }
 
 /// A response payload and how it relates to the archived headers.
@@ -112,12 +122,12 @@ impl Archive {
         request
             .fields
             .push(("WARC-Concurrent-To", response.id.as_str().to_string()));
-        self.members.push(encode_member(&request));
+        self.members.push(encode(&request, &mut self.encode_nanos));
         if main {
             self.main = Some(self.members.len());
             self.main_id = Some(response.id.as_str().to_string());
         }
-        self.members.push(encode_member(&response));
+        self.members.push(encode(&response, &mut self.encode_nanos));
     }
 
     /// A `revisit` for a 304 (server-not-modified), referring to the stored response.
@@ -148,10 +158,10 @@ impl Archive {
         request
             .fields
             .push(("WARC-Concurrent-To", revisit.id.as_str().to_string()));
-        self.members.push(encode_member(&request));
+        self.members.push(encode(&request, &mut self.encode_nanos));
         self.main = Some(self.members.len());
         self.main_id = Some(revisit.id.as_str().to_string());
-        self.members.push(encode_member(&revisit));
+        self.members.push(encode(&revisit, &mut self.encode_nanos));
     }
 
     /// A `revisit` for media whose bytes are already stored under another URL
@@ -173,7 +183,7 @@ impl Archive {
             .push(("WARC-Payload-Digest", payload_digest(digest_of)));
         self.main = Some(self.members.len());
         self.main_id = Some(revisit.id.as_str().to_string());
-        self.members.push(encode_member(&revisit));
+        self.members.push(encode(&revisit, &mut self.encode_nanos));
     }
 
     /// A `metadata` record only (a noindex page: the fetch is recorded, its content not kept).
@@ -184,7 +194,7 @@ impl Archive {
         meta.block = vec![fields.as_bytes()];
         self.main = Some(self.members.len());
         self.main_id = Some(meta.id.as_str().to_string());
-        self.members.push(encode_member(&meta));
+        self.members.push(encode(&meta, &mut self.encode_nanos));
     }
 }
 

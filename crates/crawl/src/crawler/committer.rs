@@ -42,10 +42,11 @@ impl Committer {
         store: Store,
         warc: WarcWriter,
         holder: Holder,
+        counters: Arc<super::LiveCounters>,
     ) -> (Committer, tokio::task::JoinHandle<Result<(), CrawlError>>) {
         let (tx, rx) = mpsc::channel(COMMIT_BATCH * 2);
         let pending = Arc::new(AtomicUsize::new(0));
-        let task = tokio::spawn(run(rx, store, warc, holder, Arc::clone(&pending)));
+        let task = tokio::spawn(run(rx, store, warc, holder, Arc::clone(&pending), counters));
         (Committer { tx, pending }, task)
     }
 
@@ -62,6 +63,7 @@ async fn run(
     mut warc: WarcWriter,
     holder: Holder,
     pending: Arc<AtomicUsize>,
+    counters: Arc<super::LiveCounters>,
 ) -> Result<(), CrawlError> {
     let mut queue: Vec<Work> = Vec::with_capacity(COMMIT_BATCH);
     loop {
@@ -76,7 +78,7 @@ async fn run(
             }
         }
         let n = queue.len();
-        let result = commit(&store, &mut warc, &holder, &mut queue);
+        let result = commit(&store, &mut warc, &holder, &mut queue, &counters);
         let result = result.await;
         pending.fetch_sub(n, Ordering::SeqCst);
         result?;
@@ -90,7 +92,9 @@ async fn commit(
     warc: &mut WarcWriter,
     holder: &Holder,
     queue: &mut Vec<Work>,
+    counters: &super::LiveCounters,
 ) -> Result<(), CrawlError> {
+    let write_started = std::time::Instant::now();
     let mut batch = Batch::default();
     let mut releases = Vec::new();
     for work in queue.drain(..) {
@@ -124,9 +128,12 @@ async fn commit(
     }
     // Records first, then the states that point at them.
     warc.flush()?;
+    super::StageTimes::add(&counters.time.warc_write, write_started);
+    let store_started = std::time::Instant::now();
     store.commit(&batch, holder).await?;
     if !releases.is_empty() {
         store.release_origins(&releases, holder).await?;
     }
+    super::StageTimes::add(&counters.time.store, store_started);
     Ok(())
 }

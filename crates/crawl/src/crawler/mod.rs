@@ -81,6 +81,31 @@ pub struct LiveCounters {
     pub bytes: AtomicU64,
     /// Origins being worked on.
     pub active_origins: AtomicU64,
+    /// Time spent in each stage, summed over tasks (benchmark breakdown).
+    pub time: StageTimes,
+}
+
+/// Nanoseconds spent per stage of the crawl, summed over all tasks.
+#[derive(Debug, Default)]
+pub struct StageTimes {
+    /// Polite requests: robots.txt checks, turns, hops, reading bodies.
+    pub fetch: AtomicU64,
+    /// HTML tokenizing (links, media, meta).
+    pub parse: AtomicU64,
+    /// Turning found links into frontier entries (scope, hosts, dedup).
+    pub links: AtomicU64,
+    /// Building and compressing WARC records.
+    pub warc_encode: AtomicU64,
+    /// Appending and flushing WARC files.
+    pub warc_write: AtomicU64,
+    /// Committing batches to the store.
+    pub store: AtomicU64,
+}
+
+impl StageTimes {
+    pub(crate) fn add(counter: &AtomicU64, since: std::time::Instant) {
+        counter.fetch_add(since.elapsed().as_nanos() as u64, Ordering::Relaxed);
+    }
 }
 
 /// The shared state of a running crawl.
@@ -223,8 +248,12 @@ impl Crawler {
         for r in recovered {
             tracing::warn!(file = %r.path.display(), dropped = r.dropped_bytes, "recovered a WARC file left open");
         }
-        let (committer, writer) =
-            committer::Committer::start(self.store.clone(), warc, holder.clone());
+        let (committer, writer) = committer::Committer::start(
+            self.store.clone(),
+            warc,
+            holder.clone(),
+            Arc::clone(&self.counters),
+        );
         let places = Places::new(
             self.store.clone(),
             self.fetcher.clone(),

@@ -38,7 +38,10 @@ pub(crate) async fn kept(
 ) -> Result<Settled, CrawlError> {
     let head = fetched.head.clone();
     let final_url = fetched.url.clone();
-    let body = match fetched.body.read_to_end(None).await {
+    let read_started = std::time::Instant::now();
+    let body = fetched.body.read_to_end(None).await;
+    super::StageTimes::add(&ctx.counters.time.fetch, read_started);
+    let body = match body {
         Ok(b) => b,
         Err(e) => {
             archive.exchange(hop, None, false);
@@ -147,6 +150,7 @@ pub(crate) async fn kept(
             let c = c.trim().to_ascii_lowercase();
             c.starts_with("text/html") || c.starts_with("application/xhtml+xml")
         });
+        let parse_started = std::time::Instant::now();
         let page = is_html.then(|| {
             html::read_page(
                 &body.bytes,
@@ -155,6 +159,7 @@ pub(crate) async fn kept(
                 now,
             )
         });
+        super::StageTimes::add(&ctx.counters.time.parse, parse_started);
         if let Some(p) = &page {
             d.add(p.meta);
         }

@@ -230,7 +230,9 @@ async fn process(
     let mut https = host.https != Some(false);
     loop {
         let target = https_form.with_scheme(https);
+        let fetch_started = std::time::Instant::now();
         let response = fetch(ctx, &url, &target).await;
+        super::StageTimes::add(&ctx.counters.time.fetch, fetch_started);
         let fallback = https
             && host.https.is_none()
             && matches!(&response.outcome, Polite::Failed(e) if no_https(e));
@@ -401,7 +403,13 @@ async fn settle(
             (o, Kept::default(), flow, 0)
         }
     };
+    let links_started = std::time::Instant::now();
     let new_urls = page::queue_found(ctx, kept.links, kept.media).await?;
+    super::StageTimes::add(&ctx.counters.time.links, links_started);
+    ctx.counters
+        .time
+        .warc_encode
+        .fetch_add(archive.encode_nanos, Ordering::Relaxed);
     let work = Work {
         main: archive.main,
         members: archive.members,

@@ -400,14 +400,24 @@ impl Store {
             }
             if !new_urls.is_empty() {
                 // URLs found before their host's origin was merged into another follow it.
-                sqlx::query(
-                    "UPDATE crawl_urls SET origin_id = (SELECT o.merged_into FROM crawl_origins o \
-                     WHERE o.id = crawl_urls.origin_id) WHERE origin_id IN \
-                     (SELECT id FROM crawl_origins WHERE merged_into IS NOT NULL)",
-                )
-                .execute(&mut *tx)
+                let mut ids: Vec<i64> = new_urls.iter().map(|u| u.host.origin_id).collect();
+                ids.sort_unstable();
+                ids.dedup();
+                let list = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+                let merged: Vec<(i64, i64)> = sqlx::query_as(&format!(
+                    "SELECT id, merged_into FROM crawl_origins WHERE id IN ({list}) AND merged_into IS NOT NULL"
+                ))
+                .fetch_all(&mut *tx)
                 .await
-                .map_err(DbError::query("move URLs of merged origins"))?;
+                .map_err(DbError::query("read merged origins"))?;
+                for (from, into) in merged {
+                    sqlx::query("UPDATE crawl_urls SET origin_id = $1 WHERE origin_id = $2")
+                        .bind(into)
+                        .bind(from)
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(DbError::query("move URLs of merged origins"))?;
+                }
             }
             for (hash, url_id, content_type, bytes) in &batch.media {
                 sqlx::query(

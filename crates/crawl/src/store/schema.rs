@@ -137,7 +137,6 @@ CREATE TABLE crawl_urls (
             " NOT NULL
 );
 CREATE INDEX crawl_urls_claim ON crawl_urls (origin_id, state, priority, id);
-CREATE INDEX crawl_urls_due ON crawl_urls (state, next_due);
 CREATE TABLE crawl_media (
     content_hash TEXT PRIMARY KEY,
     url_id ",

@@ -39,7 +39,7 @@ pub struct MediaRow {
 /// Origins by state, URLs by state, totals: what `crawl-status` prints.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct StatusReport {
-    /// URL counts by state name (every state present, zeros included).
+    /// URL counts (pages and media) by state name (every state present, zeros included).
     pub urls: BTreeMap<String, u64>,
     /// Each origin with its hosts and pacing.
     pub origins: Vec<OriginStatus>,
@@ -261,7 +261,7 @@ impl Store {
     /// URLs, origins and totals, as of `now`.
     pub async fn status(&self, now: Timestamp) -> Result<StatusReport, DbError> {
         let counts: Vec<(i16, i64)> = with_pool!(&self.db, pool => sqlx::query_as(
-            "SELECT state, COUNT(*) FROM crawl_urls GROUP BY state").fetch_all(pool).await)
+            "SELECT state, COUNT(*) FROM crawl_urls WHERE kind <> 2 GROUP BY state").fetch_all(pool).await)
         .map_err(DbError::query("count URLs"))?;
         let mut report = StatusReport::default();
         for s in UrlState::ALL {

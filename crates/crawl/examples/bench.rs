@@ -1,0 +1,217 @@
+//! The crawler benchmark of issue 8: a loopback test web of 1,000 hosts behind 50 origins
+//! (50 addresses, 20 hosts each; pages of 20–60 KB with links; the pace set to 0), crawled
+//! with the SQLite (or PostgreSQL) store and WARC output. Reports pages per second, CPU time
+//! per page (the crawler's process only: the test web runs in a child process), peak memory,
+//! and where the time goes.
+//!
+//! ```sh
+//! cargo run --release -p crawl --example bench -- [PAGES] [--queue N] [--db postgres://...]
+//! ```
+//! `PAGES` (default 20,000) responses are fetched; `--queue N` first fills the frontier with
+//! N URLs (1,000,000 for the memory target) so memory is measured with them queued.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use crawl::crawler::{CrawlConfig, Crawler};
+use crawl::normal::NormalUrl;
+use crawl::origins::OriginName;
+use crawl::store::{NewUrl, Store, UrlKind, PRIORITY_LINKED};
+use db::DbTarget;
+use fetch::{FetchConfig, Fetcher, ResolvePin};
+use testweb::{linked_pages, LinkedPages, MultiWeb};
+
+const ORIGINS: usize = 50;
+const HOSTS_PER_ORIGIN: usize = 20;
+const PAGES_PER_HOST: u32 = 1_000;
+
+fn host(i: usize) -> String {
+    format!("h{i}.bench.test")
+}
+
+/// The child: serve the test web, print the port and CA, run until stdin closes.
+async fn serve() {
+    let web = MultiWeb::start(ORIGINS).await;
+    web.set_logging(false);
+    web.generate(linked_pages(LinkedPages {
+        host_suffix: ".bench.test".into(),
+        pages: PAGES_PER_HOST,
+        page_bytes: 20_000,
+        size_spread: 40_000,
+        links_per_page: 30,
+    }));
+    let names: Vec<String> = (0..ORIGINS * HOSTS_PER_ORIGIN).map(host).collect();
+    web.prepare_certificates(&names.iter().map(String::as_str).collect::<Vec<_>>());
+    let dir = std::env::temp_dir().join(format!("jittybot-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ca = dir.join("ca.pem");
+    std::fs::write(&ca, web.certificate_pem()).unwrap();
+    println!("{} {}", web.port(), ca.display());
+    std::io::stdout().flush().unwrap();
+    let _ = tokio::task::spawn_blocking(|| {
+        let mut s = String::new();
+        let _ = std::io::stdin().read_line(&mut s);
+    })
+    .await;
+}
+
+fn cpu_seconds() -> f64 {
+    // utime + stime of this process, from /proc (Linux).
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after = stat.rsplit(')').next().unwrap_or_default();
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+fn peak_rss_mb() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+#[tokio::main]
+async fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("serve") {
+        serve().await;
+        return;
+    }
+    let pages: u64 = args.iter().find_map(|a| a.parse().ok()).unwrap_or(20_000);
+    let flag = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let queue: u64 = flag("--queue").and_then(|q| q.parse().ok()).unwrap_or(0);
+    let work = tempfile::tempdir().unwrap();
+    let target: DbTarget = match flag("--db") {
+        Some(url) => url.parse().unwrap(),
+        None => DbTarget::Sqlite(work.path().join("bench.sqlite")),
+    };
+
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .arg("serve")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let mut parts = line.split_whitespace();
+    let port: u16 = parts.next().unwrap().parse().unwrap();
+    let ca = std::fs::read(parts.next().unwrap()).unwrap();
+
+    let mut config = FetchConfig::new("JittyBot", "https://jittybot.test/bot");
+    config.allow_private_addresses = true;
+    config.extra_root_certificates_pem = vec![ca];
+    config.resolve = (0..ORIGINS * HOSTS_PER_ORIGIN)
+        .map(|i| ResolvePin {
+            host: host(i),
+            port: 0,
+            addresses: vec![std::net::IpAddr::V4(std::net::Ipv4Addr::new(
+                127,
+                0,
+                0,
+                (i / HOSTS_PER_ORIGIN + 2) as u8,
+            ))],
+        })
+        .collect();
+    let fetcher = Fetcher::new(config).unwrap();
+    let store = Store::open(&target).await.unwrap();
+    let seeds: Vec<NormalUrl> = (0..ORIGINS * HOSTS_PER_ORIGIN)
+        .map(|i| NormalUrl::parse(&format!("https://{}:{port}/p0.html", host(i))).unwrap())
+        .collect();
+    if queue > 0 {
+        fill(&store, &seeds, port, queue).await;
+    }
+    let mut c = CrawlConfig::new(work.path().join("warc"));
+    c.pacer.pace = Duration::ZERO;
+    c.max_pages = Some(pages);
+    c.follow_links = crawl::crawler::FollowLinks::Always;
+    let crawler = Crawler::new(store.clone(), fetcher, c);
+    let counters = crawler.counters();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(async move { while rx.recv().await.is_some() {} });
+    let cpu0 = cpu_seconds();
+    let t0 = Instant::now();
+    let summary = crawler.run(&seeds, tx).await.unwrap();
+    let wall = t0.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - cpu0;
+    let fetched = summary.fetched as f64;
+    let warc_bytes: u64 = std::fs::read_dir(work.path().join("warc"))
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .sum();
+    println!(
+        "backend          {}",
+        if matches!(target, DbTarget::Postgres(_)) {
+            "postgres"
+        } else {
+            "sqlite"
+        }
+    );
+    println!("pages            {}", summary.fetched);
+    println!("wall             {wall:.2} s");
+    println!("pages/s          {:.0}", fetched / wall);
+    println!(
+        "cpu per page     {:.3} ms (crawler process, both cores)",
+        cpu * 1000.0 / fetched
+    );
+    println!("peak memory      {:.0} MB", peak_rss_mb());
+    println!("queued before    {queue}");
+    println!("warc             {:.1} MB", warc_bytes as f64 / 1e6);
+    let t = &counters.time;
+    let ms = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed) as f64 / 1e6 / fetched;
+    println!(
+        "time per page    fetch {:.3} ms (wall, includes waiting), parse {:.3} ms, links {:.3} ms, warc encode {:.3} ms, warc write {:.3} ms, store {:.3} ms",
+        ms(&t.fetch),
+        ms(&t.parse),
+        ms(&t.links),
+        ms(&t.warc_encode),
+        ms(&t.warc_write),
+        ms(&t.store)
+    );
+    store.close().await;
+    drop(child.stdin.take());
+    let _ = child.wait();
+}
+
+/// Queue `n` URLs of the bench hosts (pages beyond the first ones).
+async fn fill(store: &Store, seeds: &[NormalUrl], port: u16, n: u64) {
+    let hosts = seeds.len() as u64;
+    let per_host = n.div_ceil(hosts);
+    for (i, seed) in seeds.iter().enumerate() {
+        let site = crawl::site::Site::of(seed);
+        let site_id = store.ensure_site(site.as_str(), true).await.unwrap();
+        let origin = OriginName(host(i / HOSTS_PER_ORIGIN * HOSTS_PER_ORIGIN));
+        let info = store
+            .ensure_host(seed.host(), &origin, site_id)
+            .await
+            .unwrap();
+        let urls: Vec<NewUrl> = (0..per_host)
+            .map(|p| NewUrl {
+                key: format!("//{}:{port}/q{p}.html", seed.host()),
+                host: info.clone(),
+                kind: UrlKind::Page,
+                priority: PRIORITY_LINKED + 1,
+                in_sitemap: false,
+                lastmod: None,
+            })
+            .collect();
+        store.enqueue(&urls).await.unwrap();
+    }
+}
