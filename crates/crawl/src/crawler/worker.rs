@@ -235,7 +235,19 @@ async fn process(
         super::StageTimes::add(&ctx.counters.time.fetch, fetch_started);
         let fallback = https
             && host.https.is_none()
-            && matches!(&response.outcome, Polite::Failed(e) if no_https(e));
+            && match &response.outcome {
+                Polite::Failed(e) => no_https(e),
+                // The robots.txt fetch over HTTPS failed the same way.
+                Polite::Skipped {
+                    reason: SkipReason::RobotsUnreachable { .. },
+                    ..
+                } => response
+                    .trail
+                    .robots_fetches
+                    .iter()
+                    .any(|r| r.error.as_ref().is_some_and(no_https)),
+                _ => false,
+            };
         if fallback {
             // No working HTTPS on this host: remember it, and use HTTP at once (not an attempt).
             ctx.store.set_host_https(host.host_id, false).await?;
