@@ -16,7 +16,7 @@ use testweb::{MultiWeb, Reply};
 fn html(body: &str) -> Reply {
     Reply::ok()
         .header("Content-Type", "text/html")
-        .body(body.to_string())
+        .body(body)
 }
 
 fn gzip(bytes: &[u8]) -> Vec<u8> {
@@ -150,7 +150,7 @@ async fn directives_nofollow_media_and_https() {
     web.site(h).path("/o1").respond(html("o1"));
     let png = Reply::ok()
         .header("Content-Type", "image/png")
-        .body(b"\x89PNG same bytes".to_vec());
+        .body(b"\x89PNG same bytes");
     web.site(h).path("/img/a.png").respond(png.clone());
     web.site(h).path("/img/b.png").respond(png);
     // A host without HTTPS, linked over http.
