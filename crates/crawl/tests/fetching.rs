@@ -14,9 +14,7 @@ use db::Backend;
 use testweb::{MultiWeb, Reply};
 
 fn html(body: &str) -> Reply {
-    Reply::ok()
-        .header("Content-Type", "text/html")
-        .body(body)
+    Reply::ok().header("Content-Type", "text/html").body(body)
 }
 
 fn gzip(bytes: &[u8]) -> Vec<u8> {

@@ -11,7 +11,7 @@ use db::testing::{postgres_skipped, TestDb};
 use db::{Backend, DbTarget};
 use testweb::{linked_pages, LinkedPages, MultiWeb};
 
-const PACE: Duration = Duration::from_millis(40);
+const PACE: Duration = Duration::from_millis(200);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_processes_share_a_crawl_and_one_takes_over_when_the_other_dies() {
@@ -24,7 +24,7 @@ async fn two_processes_share_a_crawl_and_one_takes_over_when_the_other_dies() {
         unreachable!()
     };
     const HOSTS: [&str; 4] = ["a1.two.test", "a2.two.test", "b1.two.test", "b2.two.test"];
-    const PAGES: u32 = 25;
+    const PAGES: u32 = 12;
     let web = MultiWeb::start(2).await;
     let pages = linked_pages(LinkedPages {
         host_suffix: ".two.test".into(),
@@ -49,7 +49,7 @@ async fn two_processes_share_a_crawl_and_one_takes_over_when_the_other_dies() {
             "--warc-dir",
             warc,
             "--pace",
-            "40ms",
+            "200ms",
             "--origin-lease",
             "1s",
             "--follow-links",
@@ -80,7 +80,7 @@ async fn two_processes_share_a_crawl_and_one_takes_over_when_the_other_dies() {
     };
     let mut first = spawn("warc-1");
     let mut second = spawn("warc-2");
-    tokio::time::sleep(Duration::from_millis(900)).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
     first.kill().unwrap();
     first.wait().unwrap();
     let killed_at = tokio::time::Instant::now();
@@ -114,7 +114,9 @@ async fn two_processes_share_a_crawl_and_one_takes_over_when_the_other_dies() {
     let repeats = counts.values().filter(|t| t.len() > 1).count();
     assert!(repeats <= 2 * 3, "{repeats} pages fetched again");
     // The pace held across both processes: per address (one origin each), request starts
-    // are at least PACE apart (server-side times, a little slack for scheduling).
+    // are at least PACE apart. Server-side arrival times: a new connection's TLS handshake
+    // (tens of ms in a debug build) delays an arrival after its start, hence the slack; two
+    // processes at once would show gaps of a few ms.
     let mut by_origin: HashMap<std::net::SocketAddr, Vec<tokio::time::Instant>> = HashMap::new();
     for r in &log {
         by_origin.entry(r.local.unwrap()).or_default().push(r.at);
@@ -124,7 +126,7 @@ async fn two_processes_share_a_crawl_and_one_takes_over_when_the_other_dies() {
         for w in times.windows(2) {
             let gap = w[1] - w[0];
             assert!(
-                gap >= PACE - Duration::from_millis(8),
+                gap >= PACE - Duration::from_millis(75),
                 "{addr}: two requests {gap:?} apart"
             );
         }

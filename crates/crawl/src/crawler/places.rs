@@ -144,8 +144,26 @@ impl Places {
         }
         let port = url.url().port_or_known_default().unwrap_or(443);
         let addresses = self.fetcher.resolve(&name, port).await.unwrap_or_default();
-        let (_, mut merges) = lock(&self.model).add_host(&name);
         let mut events = Vec::new();
+        // Hosts another process placed at these addresses join the model first, so every
+        // process groups them alike.
+        for address in &addresses {
+            for (other, stored_origin, a, t, b) in self.store.hosts_at(&address.to_string()).await?
+            {
+                let mut merges = lock(&self.model).add_host(&other).1;
+                for evidence in stored_evidence(a, t, b) {
+                    merges.extend(lock(&self.model).observe(&other, &evidence));
+                }
+                events.extend(self.apply_merges(merges, "addresses", pacer).await?);
+                let model_origin = lock(&self.model).origin_of(&other);
+                if let Some(o) = model_origin.filter(|o| o.0 != stored_origin) {
+                    self.store
+                        .merge_origins(&OriginName(stored_origin), &o)
+                        .await?;
+                }
+            }
+        }
+        let (_, mut merges) = lock(&self.model).add_host(&name);
         if !addresses.is_empty() {
             merges
                 .extend(lock(&self.model).observe(&name, &Evidence::Addresses(addresses.clone())));

@@ -359,6 +359,16 @@ impl Store {
         .map_err(DbError::query("read origin"))
     }
 
+    /// Hosts (with origin and evidence) that resolved to `address`: another process may have
+    /// added them since this one loaded the model.
+    pub async fn hosts_at(&self, address: &str) -> Result<Vec<HostEvidence>, DbError> {
+        let sql = "SELECT h.name, o.name, h.addresses, h.tls_sha256, h.backends FROM crawl_hosts h \
+                   JOIN crawl_origins o ON o.id = h.origin_id WHERE ' ' || h.addresses || ' ' LIKE $1";
+        let pattern = format!("% {address} %");
+        with_pool!(&self.db, pool => sqlx::query_as(sql).bind(pattern).fetch_all(pool).await)
+            .map_err(DbError::query("read hosts at an address"))
+    }
+
     /// Every host with its origin name and stored evidence, to rebuild the origin model:
     /// `(host, origin, addresses, tls_sha256, backends)`.
     pub async fn hosts_with_evidence(
