@@ -5,11 +5,11 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use audit::analysis::{
-    Purpose, RobotsStatus, SkipReason, CRAWL_DELAY_BUDGET, MAX_SITEMAPS_CHECKED,
-    SITEMAP_READ_BYTES, SITEMAP_TIME_BUDGET,
+use audit::limits::{
+    CRAWL_DELAY_BUDGET, MAX_SITEMAPS_CHECKED, SITEMAP_READ_BYTES, SITEMAP_TIME_BUDGET,
 };
 use audit::net::{GetRequest, HttpResponse, Transport, TransportError};
+use audit::report::{Purpose, RobotsStatus, SkipReason};
 use audit::{analyze, Analysis, CheckId, Grade};
 use tokio::time::Instant;
 
@@ -588,7 +588,7 @@ async fn robots_fetch_problems() {
     fake = fake.robots("https://a.test/robots.txt", &big);
     let analysis = analyze(&fake, "https://a.test/").await.unwrap();
     assert!(analysis.robots.truncated);
-    assert_eq!(analysis.robots.size, audit::analysis::ROBOTS_MAX_BYTES);
+    assert_eq!(analysis.robots.size, audit::limits::ROBOTS_MAX_BYTES);
     assert!(has(&analysis, CheckId::FetchTooLarge));
 }
 

@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
-use audit::analysis::{RobotsStatus, SkipReason};
 use audit::crawlers::BOT_TOKEN;
+use audit::report::{RobotsStatus, SkipReason};
 use audit::{analyze, analyze_with, CheckId, Limits};
 use fetch::{FetchConfig, Fetcher, ResolvePin};
 use testweb::{Reply, TestWeb};

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
-use audit::analysis::RobotsStatus;
 use audit::crawlers::BOT_TOKEN;
+use audit::report::RobotsStatus;
 use audit::{Analysis, Severity};
 
 /// The page the User-Agent points site owners to.
