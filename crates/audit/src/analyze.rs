@@ -12,7 +12,7 @@ use crate::crawlers::{self, BOT_TOKEN};
 use crate::error::{parse_target, AnalysisError};
 use crate::fetching::{robots_fetch_findings, robots_report};
 use crate::file::{self, summary_of, FileContext};
-use crate::limits::{Limits, PAGE_STOP_MARKER, ROBOTS_MAX_BYTES};
+use crate::limits::{Limits, ROBOTS_MAX_BYTES};
 use crate::net::Transport;
 use crate::page_checks::{page_findings, page_report};
 use crate::report::{
@@ -122,7 +122,7 @@ pub async fn analyze_with<T: Transport>(
                 target.clone(),
                 Purpose::Page,
                 limits.page_max_bytes,
-                Some(PAGE_STOP_MARKER),
+                None,
                 None,
             )
             .await;

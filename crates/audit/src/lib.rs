@@ -7,7 +7,7 @@
 //!   declared, crawler directory).
 //! - [`Score::compute`] turns findings into a score and a grade, every point tied to a
 //!   finding.
-//! - [`directives`] reads X-Robots-Tag headers and robots meta tags.
+//! - The page's X-Robots-Tag headers and robots meta tags are read by the `page` crate.
 //!
 //! Modules depend downwards only: the entry points ([`analyze`]) use the network run, the
 //! network checks (fetching, page, sitemaps) and the file audit; all of them use the findings
@@ -19,12 +19,10 @@
 mod analyze;
 mod collect;
 pub mod crawlers;
-pub mod directives;
 mod error;
 mod fetching;
 mod file;
 pub mod finding;
-pub mod head;
 pub mod limits;
 pub mod net;
 mod page_checks;

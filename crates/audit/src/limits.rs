@@ -6,10 +6,9 @@ use std::time::Duration;
 pub const ROBOTS_MAX_BYTES: usize = robots::MAX_ROBOTS_TXT_BYTES;
 /// Redirects followed for robots.txt.
 pub const ROBOTS_MAX_REDIRECTS: usize = 5;
-/// How much of the page is read, at most (reading stops at [`PAGE_STOP_MARKER`] first).
+/// How much of the page is read, at most. The whole of it goes to the HTML tokenizer, which
+/// decides where the head ends.
 pub const PAGE_MAX_BYTES: usize = 1024 * 1024;
-/// Reading the page stops after this marker.
-pub const PAGE_STOP_MARKER: &[u8] = b"</head>";
 /// Redirects followed for the page and for each sitemap (each hop checked against the rules).
 pub const MAX_REDIRECTS: usize = 5;
 /// At most this many declared sitemaps are requested.

@@ -1,13 +1,13 @@
 //! The analysed page: its report and what its headers and meta tags tell crawlers.
 
+use page::directives::PageDirectives;
+use page::head::{self, MetaTag};
 use robots::RobotsTxt;
 use url::Url;
 
 use crate::collect::Findings;
 use crate::crawlers::{self, CRAWLERS};
-use crate::directives::PageDirectives;
 use crate::finding::{CheckId, Evidence, Finding};
-use crate::head::{self, MetaTag};
 use crate::report::{PageReport, RobotsStatus, SkipReason};
 use crate::run::Obeyed;
 
@@ -26,14 +26,12 @@ pub(crate) fn page_report(target: &Url, obeyed: Obeyed) -> PageReport {
                 ct.contains("html") || ct.contains("xml")
             })
     });
+    // The whole body read (up to the page cap) goes to the tokenizer, which decides where the
+    // head ends: a byte search for `</head>` would stop inside a script or a comment.
     let meta: Vec<MetaTag> = match response {
         Some(response) if is_html => head::meta_tags(&response.body)
             .into_iter()
-            .filter(|meta| {
-                let mut probe = PageDirectives::default();
-                probe.add_meta(&meta.name, &meta.content);
-                !probe.directives.is_empty() || !probe.invalid.is_empty()
-            })
+            .filter(|meta| PageDirectives::is_robots_meta(&meta.name, is_crawler))
             .collect(),
         _ => Vec::new(),
     };
@@ -41,6 +39,7 @@ pub(crate) fn page_report(target: &Url, obeyed: Obeyed) -> PageReport {
         x_robots_tag.iter().map(String::as_str),
         meta.iter()
             .map(|meta| (meta.name.as_str(), meta.content.as_str())),
+        is_crawler,
     );
     PageReport {
         url: target.to_string(),
@@ -55,6 +54,11 @@ pub(crate) fn page_report(target: &Url, obeyed: Obeyed) -> PageReport {
         directives,
         error: obeyed.error.map(|error| error.to_string()),
     }
+}
+
+/// Whether a meta name addresses a crawler of the directory.
+fn is_crawler(name: &str) -> bool {
+    crawlers::find(name).is_some()
 }
 
 pub(crate) fn page_findings(

@@ -1,14 +1,14 @@
 //! The report of one analysis: what the bot asked, what it got, what it found.
 
+use page::directives::PageDirectives;
+use page::head::MetaTag;
 use serde::{Deserialize, Serialize};
 use url::Url;
 
 use crate::collect::Omitted;
 use crate::crawlers::CrawlerAccess;
-use crate::directives::PageDirectives;
 use crate::file::FileSummary;
 use crate::finding::Finding;
-use crate::head::MetaTag;
 use crate::limits::{CRAWL_DELAY_BUDGET, MAX_SITEMAPS_CHECKED, SITEMAP_TIME_BUDGET};
 use crate::score::{Grade, Score};
 

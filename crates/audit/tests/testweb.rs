@@ -272,3 +272,36 @@ async fn sitemap_time_budget_stops_starting_requests() {
     assert_eq!(analysis.sitemaps[2].skipped, Some(SkipReason::TimeBudget));
     assert_eq!(analysis.sitemaps[3].skipped, Some(SkipReason::TimeBudget));
 }
+
+#[tokio::test]
+async fn a_head_end_inside_a_script_or_comment_does_not_hide_a_later_noindex() {
+    let web = TestWeb::start().await;
+    web.site("tricky.test")
+        .path("/robots.txt")
+        .respond(Reply::robots_txt("User-agent: *\nDisallow: /admin/\n"));
+    web.site("tricky.test").path("/").respond(
+        Reply::ok().header("Content-Type", "text/html").body(
+            "<!doctype html><html><head><title>t</title>\
+             <script>document.write('</head><body>');</script>\
+             <!-- </head> -->\
+             <meta name=\"robots\" content=\"noindex\">\
+             </head><body><meta name=\"robots\" content=\"index\"></body></html>",
+        ),
+    );
+    let fetcher = make_fetcher(&web, &["tricky.test"]);
+    let analysis = analyze(&fetcher, &web.http_url("tricky.test", "/"))
+        .await
+        .unwrap();
+    let metas: Vec<(&str, &str)> = analysis
+        .page
+        .meta
+        .iter()
+        .map(|meta| (meta.name.as_str(), meta.content.as_str()))
+        .collect();
+    assert_eq!(metas, [("robots", "noindex")]);
+    assert!(analysis
+        .findings
+        .iter()
+        .any(|f| f.id == CheckId::PageNoindex));
+    assert_eq!(web.requests_to("tricky.test", "/").len(), 1);
+}

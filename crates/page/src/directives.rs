@@ -39,20 +39,24 @@ const FLAGS: &[&str] = &[
     "noimageai",
 ];
 
-/// Meta names that address crawlers (besides `robots`): the tokens of the crawler directory
-/// and a few historical ones. Lowercase.
-fn is_crawler_meta_name(name: &str) -> bool {
-    const EXTRA: &[&str] = &[
-        "googlebot-news",
-        "msnbot",
-        "bingbot",
-        "slurp",
-        "yandex",
-        "baiduspider",
-        "teoma",
-        "otherbot",
-    ];
-    EXTRA.contains(&name) || crate::crawlers::find(name).is_some()
+/// Meta names that address one crawler whatever directory of crawlers the caller knows:
+/// search engines' documented and historical names. Lowercase.
+pub const KNOWN_CRAWLER_META_NAMES: &[&str] = &[
+    "googlebot",
+    "googlebot-news",
+    "bingbot",
+    "msnbot",
+    "slurp",
+    "yandex",
+    "baiduspider",
+    "teoma",
+    "otherbot",
+];
+
+/// Whether the meta name `name` (lowercase) addresses one crawler: a known name, or one the
+/// caller's directory of crawlers names.
+fn is_crawler_meta_name(name: &str, is_crawler: &impl Fn(&str) -> bool) -> bool {
+    KNOWN_CRAWLER_META_NAMES.contains(&name) || is_crawler(name)
 }
 
 /// Where a directive was found.
@@ -133,25 +137,35 @@ pub struct PageDirectives {
 
 impl PageDirectives {
     /// Reads the values of every `X-Robots-Tag` header, then every robots meta tag
-    /// (`(name, content)` pairs; names other than `robots` and crawler tokens are skipped).
+    /// (`(name, content)` pairs). A meta tag counts when its name is `robots` or names a
+    /// crawler: one of [`KNOWN_CRAWLER_META_NAMES`] or a name `is_crawler` accepts (it is given
+    /// the name in lowercase); other names (`description`, `viewport`...) are skipped.
     pub fn read<'a>(
         headers: impl IntoIterator<Item = &'a str>,
         metas: impl IntoIterator<Item = (&'a str, &'a str)>,
+        is_crawler: impl Fn(&str) -> bool,
     ) -> PageDirectives {
         let mut page = PageDirectives::default();
         for value in headers {
             page.add_header(value);
         }
         for (name, content) in metas {
-            page.add_meta(name, content);
+            page.add_meta(name, content, &is_crawler);
         }
         page
+    }
+
+    /// Whether a meta tag carries robots directives (valid or not): its name is `robots` or
+    /// names a crawler (see [`PageDirectives::read`]).
+    pub fn is_robots_meta(name: &str, is_crawler: impl Fn(&str) -> bool) -> bool {
+        let name = name.trim().to_ascii_lowercase();
+        name == "robots" || is_crawler_meta_name(&name, &is_crawler)
     }
 
     /// Adds one `X-Robots-Tag` header value.
     pub fn add_header(&mut self, value: &str) {
         let source = Source::Header {
-            value: crate::finding::excerpt(value),
+            value: crate::excerpt(value),
         };
         let mut scope: Option<String> = None;
         let mut last_was_unavailable_after = false;
@@ -189,17 +203,18 @@ impl PageDirectives {
         }
     }
 
-    /// Adds one meta tag; ignored unless `name` is `robots` or a crawler's token.
-    pub fn add_meta(&mut self, name: &str, content: &str) {
+    /// Adds one meta tag; ignored unless `name` is `robots` or names a crawler (see
+    /// [`PageDirectives::read`]).
+    pub fn add_meta(&mut self, name: &str, content: &str, is_crawler: &impl Fn(&str) -> bool) {
         let name = name.trim().to_ascii_lowercase();
         let scope = match name.as_str() {
             "robots" => None,
-            other if is_crawler_meta_name(other) => Some(other.to_owned()),
+            other if is_crawler_meta_name(other, is_crawler) => Some(other.to_owned()),
             _ => return,
         };
         let source = Source::Meta {
             name,
-            content: crate::finding::excerpt(content),
+            content: crate::excerpt(content),
         };
         if content.trim().is_empty() {
             self.invalid.push(InvalidDirective {
@@ -239,7 +254,7 @@ impl PageDirectives {
         };
         let invalid = |reason: String| InvalidDirective {
             scope: scope.clone(),
-            text: crate::finding::excerpt(text),
+            text: crate::excerpt(text),
             reason,
             source: source.clone(),
         };
@@ -375,6 +390,11 @@ fn is_token(text: &str) -> bool {
 mod tests {
     use super::*;
 
+    /// A caller with no directory of crawlers: only the known meta names count.
+    fn no_directory(_: &str) -> bool {
+        false
+    }
+
     #[test]
     fn comma_lists_and_scopes_in_headers() {
         let page = PageDirectives::read(
@@ -384,6 +404,7 @@ mod tests {
                 "otherbot: noindex",
             ],
             [],
+            no_directory,
         );
         assert!(page.noindex_for_all());
         assert_eq!(page.directives.len(), 5);
@@ -401,6 +422,7 @@ mod tests {
                 "unavailable_after: Friday, 25-Jun-10 15:00:00 PST",
             ],
             [],
+            no_directory,
         );
         assert!(page.invalid.is_empty(), "{:?}", page.invalid);
         assert_eq!(page.directives[0].name, "max-snippet");
@@ -415,7 +437,7 @@ mod tests {
 
     #[test]
     fn none_means_noindex_and_nofollow() {
-        let page = PageDirectives::read([], [("ROBOTS", "NONE")]);
+        let page = PageDirectives::read([], [("ROBOTS", "NONE")], no_directory);
         assert!(page.noindex_for_all());
         assert!(page.for_all("nofollow"));
         assert!(page.noindex_for("Googlebot"));
@@ -429,12 +451,22 @@ mod tests {
                 ("googlebot", "noindex"),
                 ("description", "noindex"),
                 ("viewport", "width=1"),
+                ("examplebot", "noindex"),
             ],
+            no_directory,
         );
         assert!(!page.noindex_for_all());
         assert!(page.noindex_for("googlebot"));
         assert!(!page.noindex_for("bingbot"));
         assert_eq!(page.directives.len(), 1);
+        // The caller's directory of crawlers adds its names.
+        let page =
+            PageDirectives::read([], [("ExampleBot", "noindex")], |name| name == "examplebot");
+        assert!(page.noindex_for("ExampleBot"));
+        assert!(!page.noindex_for_all());
+        assert!(PageDirectives::is_robots_meta("ROBOTS", no_directory));
+        assert!(PageDirectives::is_robots_meta("msnbot", no_directory));
+        assert!(!PageDirectives::is_robots_meta("description", no_directory));
     }
 
     #[test]
@@ -445,6 +477,7 @@ mod tests {
                 ("robots", "max-image-preview:huge, index:yes"),
                 ("robots", ""),
             ],
+            no_directory,
         );
         let reasons: Vec<&str> = page.invalid.iter().map(|i| i.reason.as_str()).collect();
         assert_eq!(page.invalid.len(), 5, "{reasons:?}");
@@ -456,6 +489,7 @@ mod tests {
         let page = PageDirectives::read(
             ["index"],
             [("robots", "noindex, follow"), ("googlebot", "nofollow")],
+            no_directory,
         );
         let conflicts = page.conflicts();
         assert_eq!(conflicts.len(), 1);
