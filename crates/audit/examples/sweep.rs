@@ -29,6 +29,7 @@ fn main() {
             &audit::FileContext {
                 robots_url: None,
                 page: Some("/"),
+                ..audit::FileContext::default()
             },
         );
         let score = audit::Score::compute(&audit.findings);

@@ -4,7 +4,8 @@ use std::collections::{BTreeMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::finding::{CheckId, Finding};
+use crate::catalogue::CheckId;
+use crate::finding::Finding;
 
 /// At most this many findings of one check are listed; the rest are only counted.
 pub const MAX_FINDINGS_PER_CHECK: usize = 20;
@@ -32,7 +33,7 @@ pub(crate) struct Findings {
 impl Findings {
     pub(crate) fn push(&mut self, finding: Finding) {
         let key = (
-            finding.id,
+            finding.id.clone(),
             finding.evidence.line,
             finding.evidence.related_lines.clone(),
             finding.evidence.url.clone(),
@@ -40,15 +41,15 @@ impl Findings {
         if !self.seen.insert(key) {
             return;
         }
-        let count = self.counts.entry(finding.id).or_default();
+        let count = self.counts.entry(finding.id.clone()).or_default();
         *count += 1;
         if *count <= MAX_FINDINGS_PER_CHECK {
             self.list.push(finding);
         }
     }
 
-    pub(crate) fn has(&self, id: CheckId) -> bool {
-        self.counts.contains_key(&id)
+    pub(crate) fn has(&self, id: &CheckId) -> bool {
+        self.counts.contains_key(id)
     }
 
     pub(crate) fn finish(mut self) -> (Vec<Finding>, Vec<Omitted>) {
@@ -57,8 +58,8 @@ impl Findings {
             .counts
             .iter()
             .filter(|(_, &count)| count > MAX_FINDINGS_PER_CHECK)
-            .map(|(&id, &count)| Omitted {
-                id,
+            .map(|(id, &count)| Omitted {
+                id: id.clone(),
                 count: count - MAX_FINDINGS_PER_CHECK,
             })
             .collect();

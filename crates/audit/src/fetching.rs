@@ -1,13 +1,15 @@
 //! How robots.txt was served: the findings only a fetch reveals, and the robots.txt report.
 
+use http::StatusCode;
 use robots::RobotsTxt;
 use url::Url;
 
+use crate::catalogue::CheckId;
 use crate::collect::Findings;
 use crate::file::{looks_like_html, summary_of, HtmlKind};
-use crate::finding::{CheckId, Evidence, Finding};
-use crate::limits::{ROBOTS_MAX_BYTES, ROBOTS_MAX_REDIRECTS};
-use crate::net::FailureKind;
+use crate::finding::{Evidence, Finding};
+use crate::limits::Limits;
+use crate::net::HttpResponse;
 use crate::report::{RobotsReport, RobotsStatus};
 use crate::run::{bot_rules, HostRules, RobotsFetched};
 
@@ -20,11 +22,11 @@ pub(crate) fn robots_report(
     let response = fetched.response.as_ref();
     let body = response.map_or(&[][..], |response| response.body.as_slice());
     RobotsReport {
-        url: fetched.robots_url.to_string(),
+        url: Some(fetched.robots_url.clone()),
         requested: true,
         outcome: status,
-        status: response.map(|response| response.status),
-        final_url: fetched.final_url.as_ref().map(ToString::to_string),
+        status: response.and_then(|response| StatusCode::from_u16(response.status).ok()),
+        final_url: fetched.final_url.clone(),
         redirects: fetched.redirects.clone(),
         content_type: response
             .and_then(|r| r.header("content-type"))
@@ -44,179 +46,184 @@ pub(crate) fn robots_report(
     }
 }
 
+/// What the way robots.txt was served reveals: failures, redirects, statuses, headers.
 pub(crate) fn robots_fetch_findings(
     fetched: &RobotsFetched,
     target: &Url,
+    limits: &Limits,
     findings: &mut Findings,
 ) {
     let url = fetched.robots_url.to_string();
-    let at = |text: String| Evidence {
-        url: Some(url.clone()),
-        ..Evidence::text(text)
-    };
     if let Some(error) = &fetched.error {
-        let what = match error.kind {
-            FailureKind::Dns => "the host name does not resolve",
-            FailureKind::Timeout => "the request timed out",
-            FailureKind::Connect => "the connection failed",
-            FailureKind::Tls => "TLS failed",
-            FailureKind::AddressRefused => "the address is private and was not contacted",
-            FailureKind::Malformed => "the answer is not valid HTTP",
-            FailureKind::InvalidUrl | FailureKind::Other => "the request failed",
-        };
-        findings.push(Finding::new(
-            CheckId::FetchUnreachable,
-            format!("robots.txt could not be fetched: {what}"),
-            at(error.message.clone()),
-        ));
+        findings.push(
+            Finding::new(
+                CheckId::FetchUnreachable,
+                Evidence::text(&error.message).at_url(&url),
+            )
+            .with("failure", error.kind),
+        );
         return;
     }
-    let target_host = target.host_str().unwrap_or_default().to_ascii_lowercase();
-    if let Some(hop) = fetched.redirects.first() {
-        let chain: Vec<String> = fetched
+    redirect_findings(fetched, target, limits, findings);
+    if fetched.too_many_redirects {
+        return;
+    }
+    if let Some(response) = &fetched.response {
+        status_findings(response, &url, limits, findings);
+    }
+}
+
+fn redirect_findings(
+    fetched: &RobotsFetched,
+    target: &Url,
+    limits: &Limits,
+    findings: &mut Findings,
+) {
+    let Some(first) = fetched.redirects.first() else {
+        return;
+    };
+    let chain: Vec<String> = fetched
+        .redirects
+        .iter()
+        .map(|hop| format!("{} {} -> {}", hop.status.as_u16(), hop.url, hop.location))
+        .collect();
+    findings.push(
+        Finding::new(
+            CheckId::FetchRedirected,
+            Evidence::text(chain.join("; ")).at_url(first.url.as_str()),
+        )
+        .with("hops", fetched.redirects.len()),
+    );
+    if fetched.too_many_redirects {
+        let path: Vec<&str> = fetched
             .redirects
             .iter()
-            .map(|hop| format!("{} {} -> {}", hop.status, hop.url, hop.location))
+            .map(|hop| hop.url.as_str())
             .collect();
-        findings.push(Finding::new(
-            CheckId::FetchRedirected,
-            format!("robots.txt redirects ({} hop(s))", fetched.redirects.len()),
-            Evidence {
-                url: Some(hop.url.clone()),
-                ..Evidence::text(chain.join("; "))
-            },
-        ));
-    }
-    if fetched.too_many_redirects {
-        findings.push(Finding::new(
-            CheckId::FetchTooManyRedirects,
-            format!(
-                "robots.txt redirects more than {ROBOTS_MAX_REDIRECTS} times (or loops); it is treated as unreachable"
+        findings.push(
+            Finding::new(
+                CheckId::FetchTooManyRedirects,
+                Evidence::text(path.join(" -> ")).at_url(fetched.robots_url.as_str()),
+            )
+            .with("hops", fetched.redirects.len())
+            .with("max_redirects", limits.robots_max_redirects)
+            // Stopped before the limit: the next hop was one already made.
+            .with(
+                "looped",
+                fetched.redirects.len() <= limits.robots_max_redirects,
             ),
-            at(fetched
-                .redirects
-                .iter()
-                .map(|hop| hop.url.as_str())
-                .collect::<Vec<_>>()
-                .join(" -> ")),
-        ));
+        );
         return;
     }
+    let host = |url: &Url| url.host_str().unwrap_or_default().to_ascii_lowercase();
     if let Some(final_url) = &fetched.final_url {
-        let final_host = final_url
-            .host_str()
-            .unwrap_or_default()
-            .to_ascii_lowercase();
-        if !fetched.redirects.is_empty() && final_host != target_host {
-            findings.push(Finding::new(
-                CheckId::FetchRedirectOtherHost,
-                format!("robots.txt of {target_host} redirects to {final_host}"),
-                Evidence::url(final_url.to_string()),
-            ));
+        if host(final_url) != host(target) {
+            findings.push(
+                Finding::new(
+                    CheckId::FetchRedirectOtherHost,
+                    Evidence::url(final_url.as_str()),
+                )
+                .with("from_host", host(target))
+                .with("to_host", host(final_url)),
+            );
         }
     }
-    let Some(response) = &fetched.response else {
-        return;
-    };
+}
+
+/// The findings of the final answer's status and headers.
+fn status_findings(response: &HttpResponse, url: &str, limits: &Limits, findings: &mut Findings) {
     let challenge_header = response
         .header("cf-mitigated")
         .is_some_and(|value| value.eq_ignore_ascii_case("challenge"));
     let html = looks_like_html(&response.body);
+    let challenge = challenge_header || html == Some(HtmlKind::Challenge);
     let status = response.status;
-    match status {
+    let at_status = |id: CheckId| {
+        Finding::new(id, Evidence::text(format!("HTTP {status}")).at_url(url))
+            .with("status", status)
+    };
+    let finding = match status {
         200..=299 => {
-            if challenge_header && html.is_none() {
-                findings.push(Finding::new(
-                    CheckId::FetchChallenge,
-                    "robots.txt is answered with a bot challenge",
-                    Evidence::header("cf-mitigated", "challenge"),
-                ));
-            }
-            if response.truncated {
-                findings.push(Finding::new(
-                    CheckId::FetchTooLarge,
-                    format!(
-                        "robots.txt is larger than {ROBOTS_MAX_BYTES} bytes; the rest is ignored"
-                    ),
-                    Evidence::url(url.clone()),
-                ));
-            }
-            match response.header("content-type") {
-                None => findings.push(Finding::new(
-                    CheckId::FetchNoContentType,
-                    "robots.txt is served without a Content-Type",
-                    Evidence::url(url.clone()),
-                )),
-                Some(content_type) => {
-                    let essence = content_type
-                        .split(';')
-                        .next()
-                        .unwrap_or_default()
-                        .trim()
-                        .to_ascii_lowercase();
-                    if essence != "text/plain" && html.is_none() {
-                        findings.push(Finding::new(
-                            CheckId::FetchContentType,
-                            format!("robots.txt is served as {essence}"),
-                            Evidence::header("Content-Type", content_type),
-                        ));
-                    }
-                }
-            }
-            let tags = response.header_values("x-robots-tag");
-            if let Some(tag) = tags.first() {
-                findings.push(Finding::new(
-                    CheckId::FetchRobotsNoindex,
-                    "robots.txt is sent with an X-Robots-Tag header",
-                    Evidence::header("X-Robots-Tag", tag),
-                ));
-            }
+            success_findings(
+                response,
+                url,
+                limits,
+                challenge_header,
+                html.is_some(),
+                findings,
+            );
+            return;
         }
-        429 => findings.push(Finding::new(
-            CheckId::FetchRateLimited,
-            "robots.txt answers 429: every path is treated as disallowed",
-            at(format!("HTTP {status}")),
-        )),
+        429 => at_status(CheckId::FetchRateLimited),
         500..=599 => {
-            findings.push(Finding::new(
-                CheckId::FetchServerError,
-                format!("robots.txt answers {status}: every path is treated as disallowed"),
-                at(format!("HTTP {status}")),
-            ));
-            if challenge_header || html == Some(HtmlKind::Challenge) {
-                findings.push(Finding::new(
-                    CheckId::FetchChallenge,
-                    "robots.txt is answered with a bot challenge",
-                    Evidence::url(url.clone()),
-                ));
+            if challenge {
+                findings.push(at_status(CheckId::FetchChallenge));
+            }
+            at_status(CheckId::FetchServerError)
+        }
+        401 | 403 if challenge => at_status(CheckId::FetchChallenge),
+        401 | 403 => at_status(CheckId::FetchForbidden),
+        404 | 410 => at_status(CheckId::FetchNotFound),
+        400..=499 => at_status(CheckId::FetchOtherClientError),
+        // 3xx here has no usable Location (the run follows the others); 1xx, 6xx and above are
+        // no answer a crawler can use. All of them are read as a server error.
+        300..=399 => at_status(CheckId::FetchUnexpectedStatus).with("no_location", true),
+        _ => at_status(CheckId::FetchUnexpectedStatus),
+    };
+    findings.push(finding);
+}
+
+/// The findings of a 2xx answer: challenge, size, content type, X-Robots-Tag.
+fn success_findings(
+    response: &HttpResponse,
+    url: &str,
+    limits: &Limits,
+    challenge_header: bool,
+    is_html: bool,
+    findings: &mut Findings,
+) {
+    if challenge_header && !is_html {
+        findings.push(
+            Finding::new(
+                CheckId::FetchChallenge,
+                Evidence::header("cf-mitigated", "challenge"),
+            )
+            .with("status", response.status),
+        );
+    }
+    if response.truncated {
+        findings.push(
+            Finding::new(CheckId::FetchTooLarge, Evidence::url(url))
+                .with("limit", limits.robots_max_bytes),
+        );
+    }
+    match response.header("content-type") {
+        None => findings.push(Finding::new(
+            CheckId::FetchNoContentType,
+            Evidence::url(url),
+        )),
+        Some(content_type) => {
+            let essence = content_type
+                .split(';')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_ascii_lowercase();
+            if essence != "text/plain" && !is_html {
+                findings.push(
+                    Finding::new(
+                        CheckId::FetchContentType,
+                        Evidence::header("Content-Type", content_type),
+                    )
+                    .with("content_type", essence),
+                );
             }
         }
-        401 | 403 if challenge_header || html == Some(HtmlKind::Challenge) => {
-            findings.push(Finding::new(
-                CheckId::FetchChallenge,
-                format!("robots.txt answers {status} with a bot challenge; crawlers get no rules"),
-                at(format!("HTTP {status}")),
-            ))
-        }
-        401 | 403 => findings.push(Finding::new(
-            CheckId::FetchForbidden,
-            format!("robots.txt answers {status}: major crawlers read that as no rules at all"),
-            at(format!("HTTP {status}")),
-        )),
-        404 | 410 => findings.push(Finding::new(
-            CheckId::FetchNotFound,
-            format!("robots.txt answers {status}: no rules, every path may be crawled"),
-            at(format!("HTTP {status}")),
-        )),
-        400..=499 => findings.push(Finding::new(
-            CheckId::FetchOtherClientError,
-            format!("robots.txt answers {status}: crawlers read that as no rules"),
-            at(format!("HTTP {status}")),
-        )),
-        _ => findings.push(Finding::new(
-            CheckId::FetchUnexpectedStatus,
-            format!("robots.txt answers {status}; it is treated as unreachable"),
-            at(format!("HTTP {status}")),
-        )),
+    }
+    if let Some(tag) = response.header_values("x-robots-tag").first() {
+        findings.push(Finding::new(
+            CheckId::FetchRobotsNoindex,
+            Evidence::header("X-Robots-Tag", tag),
+        ));
     }
 }

@@ -17,6 +17,7 @@
 #![warn(missing_docs)]
 
 mod analyze;
+pub mod catalogue;
 mod collect;
 pub mod crawlers;
 mod error;
@@ -26,22 +27,25 @@ pub mod finding;
 pub mod limits;
 pub mod net;
 mod page_checks;
+mod render;
 pub mod report;
 mod run;
 pub mod score;
 mod sitemaps;
 mod source;
+mod status_serde;
 
-pub use analyze::{analyze, analyze_file, analyze_with};
+pub use analyze::{analyze, analyze_file, analyze_with, ProvidedFile};
+pub use catalogue::{Category, Check, CheckId, Severity, CHECKS};
 pub use collect::{sort_findings, Omitted, MAX_FINDINGS_PER_CHECK};
-pub use error::{parse_target, AnalysisError};
+pub use error::{AnalysisError, AnalysisErrorKind};
 pub use file::{
     audit_robots_txt, FileAudit, FileContext, FileSummary, LONG_LINE_BYTES, MAX_RELATED_LINES,
     MAX_RULES_COMPARED,
 };
-pub use finding::{Category, Check, CheckId, Evidence, Finding, Severity, CHECKS};
+pub use finding::{Evidence, Finding};
 pub use limits::Limits;
 pub use net::Transport;
-pub use report::Analysis;
+pub use report::{Analysis, REPORT_VERSION};
 pub use score::{Grade, Score};
 pub use sitemaps::sniff_sitemap;

@@ -1,13 +1,15 @@
 //! The analysed page: its report and what its headers and meta tags tell crawlers.
 
+use http::StatusCode;
 use page::directives::PageDirectives;
 use page::head::{self, MetaTag};
 use robots::RobotsTxt;
 use url::Url;
 
+use crate::catalogue::CheckId;
 use crate::collect::Findings;
 use crate::crawlers::{self, CRAWLERS};
-use crate::finding::{CheckId, Evidence, Finding};
+use crate::finding::{Evidence, Finding};
 use crate::report::{PageReport, RobotsStatus, SkipReason};
 use crate::run::Obeyed;
 
@@ -42,11 +44,12 @@ pub(crate) fn page_report(target: &Url, obeyed: Obeyed) -> PageReport {
         is_crawler,
     );
     PageReport {
-        url: target.to_string(),
+        url: Some(target.clone()),
+        path: Some(target[url::Position::BeforePath..].to_owned()),
         requested: response.is_some() || obeyed.error.is_some() || !obeyed.redirects.is_empty(),
         skipped: obeyed.skipped,
-        status: response.map(|response| response.status),
-        final_url: obeyed.final_url.map(|url| url.to_string()),
+        status: response.and_then(|response| StatusCode::from_u16(response.status).ok()),
+        final_url: obeyed.final_url,
         redirects: obeyed.redirects,
         content_type,
         x_robots_tag,
@@ -67,132 +70,116 @@ pub(crate) fn page_findings(
     status: RobotsStatus,
     findings: &mut Findings,
 ) {
-    let url = page.url.clone();
+    let Some(url) = page.url.as_ref() else {
+        return;
+    };
+    let url = url.as_str();
     if let Some(error) = &page.error {
         findings.push(Finding::new(
             CheckId::PageUnreachable,
-            "the page could not be fetched",
-            Evidence {
-                url: Some(url.clone()),
-                ..Evidence::text(error)
-            },
+            Evidence::text(error).at_url(url),
         ));
-    } else if let Some(code) = page.status.filter(|code| *code >= 400) {
-        findings.push(Finding::new(
-            CheckId::PageUnreachable,
-            format!("the page answers {code}"),
-            Evidence::url(url.clone()),
-        ));
+    } else if let Some(code) = page.status.filter(|code| code.as_u16() >= 400) {
+        findings.push(
+            Finding::new(CheckId::PageUnreachable, Evidence::url(url))
+                .with("status", code.as_u16()),
+        );
     }
-    match &page.skipped {
-        Some(SkipReason::CrawlDelayBudget { .. }) | Some(SkipReason::RobotsUnreachable { .. })
-            if page.requested =>
-        {
-            findings.push(Finding::new(
-                CheckId::PageNotChecked,
-                format!(
-                    "a redirect of the page was not followed: {}",
-                    page.skipped
-                        .as_ref()
-                        .map(ToString::to_string)
-                        .unwrap_or_default()
-                ),
-                Evidence::url(page.final_url.clone().unwrap_or_else(|| url.clone())),
-            ));
-        }
-        Some(SkipReason::CrawlDelayBudget { .. }) => findings.push(Finding::new(
-            CheckId::PageNotChecked,
-            "the page was not requested: the crawl-delay budget ran out",
-            Evidence::url(url.clone()),
-        )),
-        Some(SkipReason::Disallowed {
-            robots_url,
-            line,
-            rule,
-        }) if page.requested => findings.push(Finding::new(
-            CheckId::PageNotChecked,
-            format!(
-                "the page redirects to a URL disallowed by line {line} ({rule}) of {robots_url}"
-            ),
-            Evidence::url(page.final_url.clone().unwrap_or_else(|| url.clone())),
-        )),
-        _ => {}
+    if let Some(finding) = not_checked(page, url) {
+        findings.push(finding);
     }
-    let directives = &page.directives;
+    directive_findings(&page.directives, url, findings);
+    if status == RobotsStatus::Rules {
+        noindex_unseen(page, robots, url, findings);
+    }
+}
+
+/// Why the page, or a redirect of it, was not requested, when that is worth a finding.
+fn not_checked(page: &PageReport, url: &str) -> Option<Finding> {
+    let reason = page.skipped.as_ref()?;
+    let redirected = page.requested;
+    let worth_it = match reason {
+        SkipReason::CrawlDelayBudget { .. } => true,
+        SkipReason::RobotsUnreachable { .. } | SkipReason::Disallowed { .. } => redirected,
+        _ => false,
+    };
+    if !worth_it {
+        return None;
+    }
+    let at = match (&page.final_url, redirected) {
+        (Some(final_url), true) => final_url.as_str(),
+        _ => url,
+    };
+    Some(
+        Finding::new(CheckId::PageNotChecked, Evidence::url(at))
+            .with("skipped", reason)
+            .with("redirected", redirected),
+    )
+}
+
+/// Noindex for all or for some, conflicts and invalid directives.
+fn directive_findings(directives: &PageDirectives, url: &str, findings: &mut Findings) {
     let evidence_for = |name: &str| {
         directives
             .directives
             .iter()
             .find(|d| d.name == name || (d.name == "none" && name == "noindex"))
-            .map(|d| Evidence {
-                url: Some(url.clone()),
-                ..Evidence::text(d.source.to_string())
-            })
-            .unwrap_or_else(|| Evidence::url(url.clone()))
+            .map_or_else(
+                || Evidence::url(url),
+                |d| Evidence::text(d.source.to_string()).at_url(url),
+            )
     };
     if directives.noindex_for_all() {
-        findings.push(Finding::new(
-            CheckId::PageNoindex,
-            "the page asks every crawler not to index it (noindex)",
-            evidence_for("noindex"),
-        ));
+        findings.push(Finding::new(CheckId::PageNoindex, evidence_for("noindex")));
     }
     let scoped = directives.scoped("noindex");
     if !scoped.is_empty() {
-        findings.push(Finding::new(
-            CheckId::PageNoindexForBot,
-            format!("the page asks {} not to index it", scoped.join(", ")),
-            evidence_for("noindex"),
-        ));
+        findings.push(
+            Finding::new(CheckId::PageNoindexForBot, evidence_for("noindex"))
+                .with("crawlers", scoped),
+        );
     }
     for conflict in directives.conflicts() {
-        let scope = conflict
-            .scope
-            .clone()
-            .unwrap_or_else(|| "every crawler".to_owned());
-        findings.push(Finding::new(
-            CheckId::PageConflict,
-            format!(
-                "{} and {} both address {scope}; search engines apply {}",
-                conflict.permissive, conflict.restrictive, conflict.restrictive
-            ),
-            evidence_for(&conflict.restrictive),
-        ));
+        findings.push(
+            Finding::new(CheckId::PageConflict, evidence_for(&conflict.restrictive))
+                .with("permissive", &conflict.permissive)
+                .with("restrictive", &conflict.restrictive)
+                .with("scope", &conflict.scope),
+        );
     }
     for invalid in &directives.invalid {
-        findings.push(Finding::new(
-            CheckId::PageInvalidDirective,
-            format!("\"{}\": {}", invalid.text, invalid.reason),
-            Evidence {
-                url: Some(url.clone()),
-                ..Evidence::text(invalid.source.to_string())
-            },
-        ));
+        findings.push(
+            Finding::new(
+                CheckId::PageInvalidDirective,
+                Evidence::text(invalid.source.to_string()).at_url(url),
+            )
+            .with("directive", &invalid.text)
+            .with("reason", &invalid.reason),
+        );
     }
-    // Disallowed and noindex: the search engines that may not fetch it never see the noindex.
-    if status == RobotsStatus::Rules {
-        let path = Url::parse(&url)
-            .map(|u| u[url::Position::BeforePath..].to_owned())
-            .unwrap_or_else(|_| "/".to_owned());
-        for crawler in CRAWLERS.iter().filter(|crawler| crawler.major) {
-            if !directives.noindex_for(crawler.token) {
-                continue;
-            }
-            let rules = crawlers::rules_for(robots, crawler);
-            let decision = rules.check(&path);
-            if let (false, Some(rule)) = (decision.allowed, decision.rule) {
-                findings.push(Finding::new(
+}
+
+/// Disallowed and noindex: the search engines that may not fetch the page never see its
+/// noindex.
+fn noindex_unseen(page: &PageReport, robots: &RobotsTxt, url: &str, findings: &mut Findings) {
+    let path = page.path.as_deref().unwrap_or("/");
+    for crawler in CRAWLERS.iter().filter(|crawler| crawler.major) {
+        if !page.directives.noindex_for(crawler.token) {
+            continue;
+        }
+        let rules = crawlers::rules_for(robots, crawler);
+        let decision = rules.check(path);
+        if let (false, Some(rule)) = (decision.allowed, decision.rule) {
+            findings.push(
+                Finding::new(
                     CheckId::LogicNoindexUnseen,
-                    format!(
-                        "{} may not fetch the page (line {}: {}: {}), so it never sees its noindex",
-                        crawler.token, rule.line, rule.kind, rule.pattern
-                    ),
-                    Evidence {
-                        url: Some(url.clone()),
-                        ..Evidence::line(rule.line, format!("{}: {}", rule.kind, rule.pattern))
-                    },
-                ));
-            }
+                    Evidence::line(rule.line, format!("{}: {}", rule.kind, rule.pattern))
+                        .at_url(url),
+                )
+                .with("crawler", crawler.token)
+                .with("kind", rule.kind.to_string())
+                .with("pattern", rule.pattern),
+            );
         }
     }
 }

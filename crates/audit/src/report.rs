@@ -1,7 +1,17 @@
 //! The report of one analysis: what the bot asked, what it got, what it found.
+//!
+//! The report is a versioned contract: the service stores it for years and must load every
+//! report it ever wrote. [`REPORT_VERSION`] names the shape; a field added later must load as
+//! absent from older reports (`#[serde(default)]`), and a check retired later still loads (see
+//! [`crate::CheckId::Unknown`]). `tests/stored_report.rs` loads a committed report of each
+//! version.
 
+use http::StatusCode;
+use jiff::Timestamp;
 use page::directives::PageDirectives;
 use page::head::MetaTag;
+use std::time::Duration;
+
 use serde::{Deserialize, Serialize};
 use url::Url;
 
@@ -9,8 +19,13 @@ use crate::collect::Omitted;
 use crate::crawlers::CrawlerAccess;
 use crate::file::FileSummary;
 use crate::finding::Finding;
-use crate::limits::{CRAWL_DELAY_BUDGET, MAX_SITEMAPS_CHECKED, SITEMAP_TIME_BUDGET};
 use crate::score::{Grade, Score};
+use crate::status_serde;
+
+/// The version of the report's shape, stored in every report ([`Analysis::report_version`]).
+/// Bumped when a change could stop an older reader from reading a new report; every version
+/// ever written stays loadable.
+pub const REPORT_VERSION: u32 = 1;
 
 /// What robots.txt's answer means for the bot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -32,33 +47,35 @@ pub enum RobotsStatus {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Hop {
     /// The URL requested.
-    pub url: String,
+    pub url: Url,
     /// Its status.
-    pub status: u16,
-    /// Where it pointed.
+    #[serde(with = "status_serde")]
+    pub status: StatusCode,
+    /// Where it pointed, as sent (it may be relative).
     pub location: String,
 }
 
 /// The robots.txt part of the report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RobotsReport {
-    /// The robots.txt URL (empty for a provided file).
-    pub url: String,
+    /// The robots.txt URL (none for a provided file without a page URL).
+    pub url: Option<Url>,
     /// Whether it was requested (false for a provided file).
     pub requested: bool,
     /// What the answer means.
     pub outcome: RobotsStatus,
     /// The final status, if a response arrived.
-    pub status: Option<u16>,
+    #[serde(with = "status_serde::option")]
+    pub status: Option<StatusCode>,
     /// The final URL, if a response arrived.
-    pub final_url: Option<String>,
+    pub final_url: Option<Url>,
     /// The redirects followed.
     pub redirects: Vec<Hop>,
     /// The `Content-Type`.
     pub content_type: Option<String>,
-    /// Bytes of the body kept (at most [`ROBOTS_MAX_BYTES`]).
+    /// Bytes of the body kept (at most [`Limits::robots_max_bytes`](crate::Limits)).
     pub size: usize,
-    /// Whether the body was longer than [`ROBOTS_MAX_BYTES`] and was cut.
+    /// Whether the body was longer than the limit and was cut.
     pub truncated: bool,
     /// The body as text (invalid UTF-8 replaced; see `body_is_utf8`).
     pub body: String,
@@ -74,37 +91,51 @@ pub struct RobotsReport {
     pub crawl_delay: Option<f64>,
 }
 
-/// Why a request was not made.
+/// Why a request was not made. Each carries what the message needs, the limit in effect
+/// included.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "reason", rename_all = "snake_case")]
 pub enum SkipReason {
     /// Nothing is fetched from a site whose robots.txt is unreachable or rate-limited.
     RobotsUnreachable {
         /// The robots.txt URL.
-        robots_url: String,
+        robots_url: Url,
     },
     /// The rules forbid it.
     Disallowed {
         /// The robots.txt URL whose rules decided.
-        robots_url: String,
+        robots_url: Url,
         /// The deciding line.
         line: usize,
         /// The deciding rule as written.
         rule: String,
     },
-    /// Honouring the crawl-delay would exceed [`CRAWL_DELAY_BUDGET`].
+    /// Honouring the crawl-delay would exceed the analysis's crawl-delay budget.
     CrawlDelayBudget {
         /// The wait it would have needed, in milliseconds.
         wait_ms: u64,
+        /// The budget in effect, in milliseconds.
+        budget_ms: u64,
     },
-    /// It would start after [`SITEMAP_TIME_BUDGET`].
-    TimeBudget,
-    /// Beyond the first [`MAX_SITEMAPS_CHECKED`] sitemaps.
-    TooManySitemaps,
+    /// It would start after the sitemap time budget.
+    TimeBudget {
+        /// The budget in effect, in milliseconds.
+        budget_ms: u64,
+    },
+    /// Beyond the first sitemaps checked.
+    TooManySitemaps {
+        /// How many sitemaps are checked at most (the limit in effect).
+        max: usize,
+    },
     /// The URL cannot be fetched.
     InvalidUrl,
     /// A provided file: nothing is fetched.
     OfflineAudit,
+}
+
+/// `10 s`, `0.5 s`.
+fn seconds(ms: u64) -> String {
+    format!("{} s", Duration::from_millis(ms).as_secs_f64())
 }
 
 impl std::fmt::Display for SkipReason {
@@ -118,21 +149,19 @@ impl std::fmt::Display for SkipReason {
                 line,
                 rule,
             } => write!(f, "disallowed by line {line} ({rule}) of {robots_url}"),
-            SkipReason::CrawlDelayBudget { wait_ms } => write!(
+            SkipReason::CrawlDelayBudget { wait_ms, budget_ms } => write!(
                 f,
-                "honouring the crawl-delay would need {wait_ms} ms more than the {} s budget",
-                CRAWL_DELAY_BUDGET.as_secs()
+                "honouring the crawl-delay would mean waiting {} more, past the {} budget",
+                seconds(*wait_ms),
+                seconds(*budget_ms)
             ),
-            SkipReason::TimeBudget => write!(
+            SkipReason::TimeBudget { budget_ms } => write!(
                 f,
-                "not started within the {} s sitemap budget",
-                SITEMAP_TIME_BUDGET.as_secs()
+                "not started within the {} sitemap budget",
+                seconds(*budget_ms)
             ),
-            SkipReason::TooManySitemaps => {
-                write!(
-                    f,
-                    "only the first {MAX_SITEMAPS_CHECKED} sitemaps are checked"
-                )
+            SkipReason::TooManySitemaps { max } => {
+                write!(f, "only the first {max} sitemaps are checked")
             }
             SkipReason::InvalidUrl => f.write_str("not a fetchable URL"),
             SkipReason::OfflineAudit => f.write_str("offline audit: nothing fetched"),
@@ -143,16 +172,20 @@ impl std::fmt::Display for SkipReason {
 /// The analysed page part of the report. No page content is kept.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PageReport {
-    /// The URL analysed.
-    pub url: String,
+    /// The page analysed, when given as a URL.
+    pub url: Option<Url>,
+    /// The path (and query) checked against the rules: the URL's, or the path given with a
+    /// provided file.
+    pub path: Option<String>,
     /// Whether it was requested.
     pub requested: bool,
     /// Why not, when it was not (or why a redirect was not followed).
     pub skipped: Option<SkipReason>,
     /// The final status, if a response arrived.
-    pub status: Option<u16>,
+    #[serde(with = "status_serde::option")]
+    pub status: Option<StatusCode>,
     /// The final URL.
-    pub final_url: Option<String>,
+    pub final_url: Option<Url>,
     /// The redirects followed.
     pub redirects: Vec<Hop>,
     /// The `Content-Type`.
@@ -186,7 +219,7 @@ pub enum SitemapKind {
 /// One declared sitemap.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SitemapReport {
-    /// The URL as declared.
+    /// The URL as declared (it may not be a valid URL).
     pub url: String,
     /// The robots.txt line declaring it.
     pub line: usize,
@@ -197,7 +230,8 @@ pub struct SitemapReport {
     /// Whether it answered with a 2xx.
     pub answered: bool,
     /// The final status, if a response arrived.
-    pub status: Option<u16>,
+    #[serde(with = "status_serde::option")]
+    pub status: Option<StatusCode>,
     /// The `Content-Type`.
     pub content_type: Option<String>,
     /// Whether the start looks like a sitemap (when it answered).
@@ -205,7 +239,7 @@ pub struct SitemapReport {
     /// What it looks like.
     pub kind: Option<SitemapKind>,
     /// The final URL.
-    pub final_url: Option<String>,
+    pub final_url: Option<Url>,
     /// The redirects followed.
     pub redirects: Vec<Hop>,
     /// Why the request failed, if it did.
@@ -230,7 +264,7 @@ pub enum Purpose {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RequestRecord {
     /// The URL.
-    pub url: String,
+    pub url: Url,
     /// What for.
     pub purpose: Purpose,
     /// When it started (or would have), in ms since the analysis began.
@@ -238,7 +272,8 @@ pub struct RequestRecord {
     /// How long the bot waited before it for the crawl-delay, in ms.
     pub waited_ms: u64,
     /// The status, if a response arrived.
-    pub status: Option<u16>,
+    #[serde(with = "status_serde::option")]
+    pub status: Option<StatusCode>,
     /// Why it failed, if it did.
     pub error: Option<String>,
     /// Why it was not made, if it was not.
@@ -248,8 +283,10 @@ pub struct RequestRecord {
 /// One full analysis: everything the bot collected, the findings, and the score.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Analysis {
-    /// The URL analysed (the page), or empty for a provided file without one.
-    pub url: String,
+    /// The shape of this report ([`REPORT_VERSION`] when written by this version).
+    pub report_version: u32,
+    /// The page URL analysed; none for a provided file given without one.
+    pub url: Option<Url>,
     /// 0–100.
     pub score: u8,
     /// The letter grade.
@@ -273,7 +310,7 @@ pub struct Analysis {
     /// The bot's product token.
     pub bot: String,
     /// When the analysis started (RFC 3339, UTC).
-    pub analysed_at: String,
+    pub analysed_at: Timestamp,
     /// How long it took, in ms.
     pub duration_ms: u64,
     /// The scoring method's version.
@@ -281,13 +318,15 @@ pub struct Analysis {
 }
 
 impl PageReport {
-    pub(crate) fn skipped(url: &Url, reason: SkipReason) -> PageReport {
-        PageReport::skipped_text(url.as_str(), reason)
-    }
-
-    pub(crate) fn skipped_text(url: &str, reason: SkipReason) -> PageReport {
+    /// A page that was not requested.
+    pub(crate) fn skipped(
+        url: Option<Url>,
+        path: Option<String>,
+        reason: SkipReason,
+    ) -> PageReport {
         PageReport {
-            url: url.to_owned(),
+            url,
+            path,
             requested: false,
             skipped: Some(reason),
             status: None,

@@ -27,6 +27,7 @@ fn sweep(files: &[PathBuf]) -> BTreeSet<String> {
             &FileContext {
                 robots_url: None,
                 page: Some("/"),
+                ..FileContext::default()
             },
         );
         let score = Score::compute(&audit.findings);
@@ -38,7 +39,7 @@ fn sweep(files: &[PathBuf]) -> BTreeSet<String> {
         );
         for finding in &audit.findings {
             assert_eq!(
-                finding.severity,
+                Some(finding.severity),
                 finding.id.severity(),
                 "{}",
                 path.display()
@@ -55,6 +56,11 @@ fn sweep(files: &[PathBuf]) -> BTreeSet<String> {
                     audit.summary.lines
                 );
             }
+            assert!(
+                finding.specific_title().is_some(),
+                "{}: {finding:?} cannot render its title",
+                path.display()
+            );
             seen.insert(finding.id.to_string());
         }
         if audit

@@ -2,6 +2,7 @@
 
 mod logic;
 mod policy;
+mod rules;
 mod sitemaps;
 mod syntax;
 
@@ -9,12 +10,13 @@ use robots::RobotsTxt;
 use serde::{Deserialize, Serialize};
 use url::Url;
 
+use crate::catalogue::CheckId;
 use crate::collect::{Findings, Omitted};
 use crate::crawlers::{self, CrawlerAccess};
-use crate::finding::{CheckId, Evidence, Finding};
+use crate::finding::{Evidence, Finding};
 use crate::source::Source;
 
-pub use logic::MAX_RULES_COMPARED;
+pub use rules::MAX_RULES_COMPARED;
 pub use syntax::LONG_LINE_BYTES;
 
 /// At most this many related lines are listed in one finding.
@@ -27,6 +29,9 @@ pub struct FileContext<'a> {
     pub robots_url: Option<&'a Url>,
     /// The analysed page (absolute URL or path), to check against the rules.
     pub page: Option<&'a str>,
+    /// Whether the body is only the start of the file: whoever read it stopped past the size
+    /// limit, so the file's real size is unknown.
+    pub cut_by_reader: bool,
 }
 
 /// Size and shape of the file.
@@ -83,24 +88,17 @@ pub(crate) fn audit_parsed(
 ) {
     let source = Source::new(body);
     if body.iter().all(u8::is_ascii_whitespace) {
-        findings.push(Finding::new(
-            CheckId::FetchEmpty,
-            "robots.txt is empty: no rules",
-            Evidence::default(),
-        ));
+        findings.push(Finding::new(CheckId::FetchEmpty, Evidence::default()));
     } else if let Some(kind) = looks_like_html(body) {
-        let (id, title) = match kind {
-            HtmlKind::Challenge => (
-                CheckId::FetchChallenge,
-                "robots.txt is a bot challenge page, not rules",
-            ),
-            HtmlKind::Page => (CheckId::FetchHtml, "robots.txt is an HTML page, not rules"),
+        let id = match kind {
+            HtmlKind::Challenge => CheckId::FetchChallenge,
+            HtmlKind::Page => CheckId::FetchHtml,
         };
-        findings.push(Finding::new(id, title, Evidence::line(1, source.text(1))));
+        findings.push(Finding::new(id, Evidence::line(1, source.text(1))));
         // The markup's lines are all invalid: listing them would only be noise.
         return;
     }
-    syntax::syntax(robots, &source, findings);
+    syntax::syntax(robots, &source, context, findings);
     syntax::long_lines(&source, findings);
     logic::logic(robots, &source, context, table, findings);
     sitemaps::sitemaps(robots, &source, context, findings);

@@ -2,30 +2,39 @@
 
 use robots::GroupSelection;
 
+use crate::catalogue::CheckId;
 use crate::collect::Findings;
 use crate::crawlers::{CrawlerAccess, Purpose};
-use crate::finding::{CheckId, Evidence, Finding};
+use crate::finding::{Evidence, Finding};
 
 use super::MAX_RELATED_LINES;
 
+/// Whether a crawler is shut out of `/` by a group that names it.
+fn named_block(row: &CrawlerAccess) -> bool {
+    !row.root.allowed && matches!(row.group, GroupSelection::Named(_))
+}
+
+/// The deciding lines of some rows, at most [`MAX_RELATED_LINES`].
+fn lines(rows: &[&CrawlerAccess]) -> Vec<usize> {
+    rows.iter()
+        .filter_map(|row| row.root.rule.as_ref().map(|rule| rule.line))
+        .take(MAX_RELATED_LINES)
+        .collect()
+}
+
+/// A finding listing the crawlers of `rows` by token.
+fn blocked_list(id: CheckId, rows: &[&CrawlerAccess]) -> Finding {
+    let tokens: Vec<&str> = rows.iter().map(|row| row.token.as_str()).collect();
+    Finding::new(id, Evidence::default().with_related(lines(rows))).with("crawlers", tokens)
+}
+
 pub(super) fn crawler_policy(table: &[CrawlerAccess], findings: &mut Findings) {
-    let blocked = |row: &CrawlerAccess| !row.root.allowed;
-    let named_block =
-        |row: &CrawlerAccess| blocked(row) && matches!(row.group, GroupSelection::Named(_));
     let training: Vec<&CrawlerAccess> = table
         .iter()
         .filter(|row| row.purpose == Purpose::AiTraining && named_block(row))
         .collect();
     if !training.is_empty() {
-        let names: Vec<&str> = training.iter().map(|row| row.token.as_str()).collect();
-        let lines = training
-            .iter()
-            .filter_map(|row| row.root.rule.as_ref().map(|rule| rule.line));
-        findings.push(Finding::new(
-            CheckId::PolicyAiTrainingBlocked,
-            format!("AI training crawlers blocked: {}", names.join(", ")),
-            Evidence::default().with_related(lines.take(MAX_RELATED_LINES)),
-        ));
+        findings.push(blocked_list(CheckId::PolicyAiTrainingBlocked, &training));
     }
     let others: Vec<&CrawlerAccess> = table
         .iter()
@@ -41,52 +50,45 @@ pub(super) fn crawler_policy(table: &[CrawlerAccess], findings: &mut Findings) {
         })
         .collect();
     if !others.is_empty() {
-        let names: Vec<String> = others
-            .iter()
-            .map(|row| format!("{} ({})", row.token, row.purpose.label()))
-            .collect();
-        findings.push(Finding::new(
-            CheckId::PolicyCrawlerBlocked,
-            format!("notable crawlers blocked by name: {}", names.join(", ")),
-            Evidence::default().with_related(
-                others
-                    .iter()
-                    .filter_map(|row| row.root.rule.as_ref().map(|rule| rule.line))
-                    .take(MAX_RELATED_LINES),
-            ),
-        ));
+        findings.push(blocked_list(CheckId::PolicyCrawlerBlocked, &others));
     }
-    // Incoherence: a visible use refused while training is allowed.
-    let mut operators: Vec<&str> = table.iter().map(|row| row.operator.as_str()).collect();
-    operators.dedup();
+    incoherent(table, findings);
+}
+
+/// An operator's visible uses (AI search, user fetches) refused while its training crawler
+/// may crawl.
+fn incoherent(table: &[CrawlerAccess], findings: &mut Findings) {
+    let mut operators: Vec<&str> = Vec::new();
+    for row in table {
+        if !operators.contains(&row.operator.as_str()) {
+            operators.push(&row.operator);
+        }
+    }
     for operator in operators {
         let rows: Vec<&CrawlerAccess> = table
             .iter()
             .filter(|row| row.operator == operator)
             .collect();
-        let training_allowed = rows
+        let Some(training) = rows
             .iter()
-            .find(|row| row.purpose == Purpose::AiTraining && !blocked(row));
-        let Some(training) = training_allowed else {
+            .find(|row| row.purpose == Purpose::AiTraining && row.root.allowed)
+        else {
             continue;
         };
-        for row in rows.iter().filter(|row| {
+        let refused = rows.iter().filter(|row| {
             matches!(row.purpose, Purpose::AiSearch | Purpose::AiUserFetch) && named_block(row)
-        }) {
-            let line = row.root.rule.as_ref().map_or(0, |rule| rule.line);
-            findings.push(Finding::new(
-                CheckId::CrawlersIncoherent,
-                format!(
-                    "{operator}: {} ({}) is blocked but {} (AI training) may crawl",
-                    row.token,
-                    row.purpose.label(),
-                    training.token
-                ),
-                Evidence {
-                    line: (line > 0).then_some(line),
-                    ..Evidence::default()
-                },
-            ));
+        });
+        for row in refused {
+            let evidence = Evidence {
+                line: row.root.rule.as_ref().map(|rule| rule.line),
+                ..Evidence::default()
+            };
+            findings.push(
+                Finding::new(CheckId::CrawlersIncoherent, evidence)
+                    .with("operator", operator)
+                    .with("crawler", &row.token)
+                    .with("training_crawler", &training.token),
+            );
         }
     }
 }

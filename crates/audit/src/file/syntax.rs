@@ -1,10 +1,14 @@
 //! Syntax: lines crawlers ignore or read differently.
 
-use robots::{DiagnosticKind, RobotsTxt};
+use robots::{Diagnostic, DiagnosticKind, RobotsTxt};
 
+use crate::catalogue::CheckId;
 use crate::collect::Findings;
-use crate::finding::{CheckId, Evidence, Finding};
+use crate::finding::{Evidence, Finding};
 use crate::source::Source;
+
+use super::sitemaps::invalid_sitemap;
+use super::FileContext;
 
 /// Lines longer than this many bytes are cut by Google's parser (2,083 × 8).
 pub const LONG_LINE_BYTES: usize = 16_664;
@@ -98,189 +102,149 @@ fn edit_distance(a: &str, b: &str) -> usize {
     previous[b.len()]
 }
 
-pub(super) fn syntax(robots: &RobotsTxt, source: &Source<'_>, findings: &mut Findings) {
+pub(super) fn syntax(
+    robots: &RobotsTxt,
+    source: &Source<'_>,
+    context: &FileContext<'_>,
+    findings: &mut Findings,
+) {
     for diagnostic in robots.diagnostics() {
-        let line = diagnostic.line;
-        let evidence = || Evidence::line(line, source.text(line));
-        let finding = match &diagnostic.kind {
-            DiagnosticKind::ByteOrderMark => Finding::new(
-                CheckId::SyntaxBom,
-                "the file starts with a UTF-8 byte order mark",
-                Evidence {
-                    line: Some(1),
-                    ..Evidence::default()
-                },
-            ),
-            DiagnosticKind::InvalidUtf8 => Finding::new(
-                CheckId::SyntaxInvalidUtf8,
-                format!("line {line} is not valid UTF-8"),
-                evidence(),
-            ),
-            DiagnosticKind::TruncatedAtLimit { ignored_bytes } => Finding::new(
-                CheckId::FetchTooLarge,
-                format!(
-                    "robots.txt is {} bytes; the {ignored_bytes} bytes past {} are ignored",
-                    robots.bytes_total(),
-                    robots::MAX_ROBOTS_TXT_BYTES
-                ),
-                Evidence {
-                    line: Some(line),
-                    ..Evidence::default()
-                },
-            ),
-            DiagnosticKind::LineCutByLimit => continue,
-            DiagnosticKind::MissingColon => Finding::new(
-                CheckId::SyntaxMissingColon,
-                format!("line {line} has no colon and is ignored"),
-                evidence(),
-            ),
-            DiagnosticKind::UnknownField { field } => match classify_field(field) {
-                FieldClass::Noindex => Finding::new(
-                    CheckId::SyntaxNoindex,
-                    format!("line {line}: Noindex in robots.txt is ignored by search engines"),
-                    evidence(),
-                ),
-                FieldClass::Typo {
-                    meant,
-                    google_reads_it: true,
-                } => Finding::new(
-                    CheckId::SyntaxFieldTypo,
-                    format!(
-                        "line {line}: \"{field}\" is ignored by RFC 9309 parsers, but Google reads it as {meant}"
-                    ),
-                    evidence(),
-                ),
-                FieldClass::Typo { meant, .. } => Finding::new(
-                    CheckId::SyntaxFieldTypo,
-                    format!("line {line}: \"{field}\" looks like a misspelt {meant}; crawlers ignore it"),
-                    evidence(),
-                )
-                .with_why(format!(
-                    "Crawlers, Google included, ignore a field they do not know: this line has no effect, though it was probably meant as {meant}."
-                )),
-                FieldClass::Extension => Finding::new(
-                    CheckId::SyntaxExtensionField,
-                    format!("line {line}: non-standard field \"{field}\""),
-                    evidence(),
-                ),
-                FieldClass::Unknown => Finding::new(
-                    CheckId::SyntaxUnknownField,
-                    format!("line {line}: unknown field \"{}\" is ignored", crate::finding::excerpt(field)),
-                    evidence(),
-                ),
-            },
-            DiagnosticKind::RuleOutsideGroup => Finding::new(
-                CheckId::SyntaxRuleOutsideGroup,
-                format!("line {line}: rule before any User-agent applies to no crawler"),
-                evidence(),
-            ),
-            DiagnosticKind::CrawlDelayOutsideGroup => Finding::new(
-                CheckId::SyntaxCrawlDelayOutsideGroup,
-                format!("line {line}: Crawl-delay before any User-agent applies to no crawler"),
-                evidence(),
-            ),
-            DiagnosticKind::EmptyUserAgent => Finding::new(
-                CheckId::SyntaxEmptyUserAgent,
-                format!("line {line}: empty User-agent names no crawler"),
-                evidence(),
-            ),
-            DiagnosticKind::InvalidUserAgent => Finding::new(
-                CheckId::SyntaxInvalidUserAgent,
-                format!("line {line}: User-agent value has no product token and matches no crawler"),
-                evidence(),
-            ),
-            DiagnosticKind::UserAgentNotAToken { token } => {
-                let value = user_agent_value(source, line);
-                let full_string = value.contains('(')
-                    || value.contains(';')
-                    || value.to_ascii_lowercase().starts_with("mozilla/");
-                if full_string {
-                    Finding::new(
-                        CheckId::SyntaxUserAgentFullString,
-                        format!("line {line}: a full User-Agent string, read as \"{token}\""),
-                        evidence(),
-                    )
-                } else {
-                    Finding::new(
-                        CheckId::SyntaxUserAgentNotAToken,
-                        format!("line {line}: User-agent \"{}\" is read as \"{token}\"", crate::finding::excerpt(&value)),
-                        evidence(),
-                    )
-                }
-            }
-            DiagnosticKind::EmptyRule => {
-                let text = source.text(line);
-                if text.to_ascii_lowercase().starts_with("allow") {
-                    Finding::new(
-                        CheckId::SyntaxEmptyAllow,
-                        format!("line {line}: Allow with no path adds no rule"),
-                        evidence(),
-                    )
-                } else {
-                    Finding::new(
-                        CheckId::SyntaxEmptyDisallow,
-                        format!("line {line}: empty Disallow allows everything"),
-                        evidence(),
-                    )
-                }
-            }
-            DiagnosticKind::PatternNotAPath => {
-                let text = source.text(line);
-                let lower = text.to_ascii_lowercase();
-                let title = if lower.contains("http://") || lower.contains("https://") {
-                    format!("line {line}: the rule is a full URL; rules take a path starting with /")
-                } else {
-                    format!("line {line}: the path starts with neither / nor * and never matches")
-                };
-                Finding::new(CheckId::SyntaxPatternNotAPath, title, evidence())
-            }
-            DiagnosticKind::DollarInPattern => Finding::new(
-                CheckId::SyntaxDollarInPattern,
-                format!("line {line}: $ before the end of the path is a literal dollar sign"),
-                evidence(),
-            ),
-            DiagnosticKind::NonAsciiPattern => Finding::new(
-                CheckId::SyntaxNonAscii,
-                format!("line {line}: unencoded non-ASCII path"),
-                evidence(),
-            ),
-            DiagnosticKind::InvalidCrawlDelay => Finding::new(
-                CheckId::SyntaxInvalidCrawlDelay,
-                format!("line {line}: Crawl-delay is not a number of seconds and is ignored"),
-                evidence(),
-            ),
-            DiagnosticKind::DuplicateCrawlDelay => Finding::new(
-                CheckId::SyntaxDuplicateCrawlDelay,
-                format!("line {line}: a second Crawl-delay in the same group"),
-                evidence(),
-            ),
-            DiagnosticKind::SitemapNotAbsolute => Finding::new(
-                CheckId::SitemapInvalidUrl,
-                format!("line {line}: the sitemap URL is not absolute and is ignored"),
-                evidence(),
-            ),
-            _ => continue,
-        };
-        findings.push(finding);
+        if let Some(finding) = diagnostic_finding(robots, source, context, diagnostic) {
+            findings.push(finding);
+        }
     }
     for group in robots.groups() {
         for rule in &group.rules {
-            if let Some(what) = regex_syntax(&rule.pattern) {
-                findings.push(Finding::new(
-                    CheckId::SyntaxRegex,
-                    format!(
-                        "line {}: {what} in \"{}\" is not a wildcard",
-                        rule.line,
-                        crate::finding::excerpt(&rule.pattern)
-                    ),
-                    Evidence::line(rule.line, source.text(rule.line)),
-                ));
+            if let Some(regex) = regex_syntax(&rule.pattern) {
+                findings.push(
+                    Finding::new(
+                        CheckId::SyntaxRegex,
+                        Evidence::line(rule.line, source.text(rule.line)),
+                    )
+                    .with("regex", regex)
+                    .with("pattern", &rule.pattern),
+                );
             }
         }
     }
 }
 
-fn user_agent_value(source: &Source<'_>, line: usize) -> String {
+/// The finding a diagnostic of the engine makes, if any.
+fn diagnostic_finding(
+    robots: &RobotsTxt,
+    source: &Source<'_>,
+    context: &FileContext<'_>,
+    diagnostic: &Diagnostic,
+) -> Option<Finding> {
+    let line = diagnostic.line;
+    let at_line = |id: CheckId| Finding::new(id, Evidence::line(line, source.text(line)));
+    Some(match &diagnostic.kind {
+        DiagnosticKind::ByteOrderMark => Finding::new(
+            CheckId::SyntaxBom,
+            Evidence {
+                line: Some(1),
+                ..Evidence::default()
+            },
+        ),
+        DiagnosticKind::InvalidUtf8 => at_line(CheckId::SyntaxInvalidUtf8),
+        DiagnosticKind::TruncatedAtLimit { ignored_bytes } => {
+            too_large(robots, context, line, *ignored_bytes)
+        }
+        DiagnosticKind::UnknownField { field } => field_finding(field, at_line),
+        DiagnosticKind::UserAgentNotAToken { token } => {
+            let value = field_value(source, line);
+            let full_string = value.contains('(')
+                || value.contains(';')
+                || value.to_ascii_lowercase().starts_with("mozilla/");
+            let finding = if full_string {
+                at_line(CheckId::SyntaxUserAgentFullString)
+            } else {
+                at_line(CheckId::SyntaxUserAgentNotAToken).with("value", value)
+            };
+            finding.with("token", token)
+        }
+        DiagnosticKind::EmptyRule => {
+            if source.text(line).to_ascii_lowercase().starts_with("allow") {
+                at_line(CheckId::SyntaxEmptyAllow)
+            } else {
+                at_line(CheckId::SyntaxEmptyDisallow)
+            }
+        }
+        DiagnosticKind::PatternNotAPath => {
+            let lower = source.text(line).to_ascii_lowercase();
+            at_line(CheckId::SyntaxPatternNotAPath).with(
+                "full_url",
+                lower.contains("http://") || lower.contains("https://"),
+            )
+        }
+        DiagnosticKind::SitemapNotAbsolute => invalid_sitemap(
+            at_line(CheckId::SitemapInvalidUrl),
+            &field_value(source, line),
+        ),
+        kind => at_line(simple_check(kind)?),
+    })
+}
+
+/// A file longer than the engine reads, reported at the first line not read.
+fn too_large(
+    robots: &RobotsTxt,
+    context: &FileContext<'_>,
+    line: usize,
+    ignored_bytes: usize,
+) -> Finding {
+    let finding = Finding::new(
+        CheckId::FetchTooLarge,
+        Evidence {
+            line: Some(line),
+            ..Evidence::default()
+        },
+    )
+    .with("limit", robots::MAX_ROBOTS_TXT_BYTES);
+    // When the reader stopped at the limit, the file's size is unknown.
+    if context.cut_by_reader {
+        finding
+    } else {
+        finding
+            .with("bytes", robots.bytes_total())
+            .with("ignored", ignored_bytes)
+    }
+}
+
+/// The check of a diagnostic that needs no parameter.
+fn simple_check(kind: &DiagnosticKind) -> Option<CheckId> {
+    Some(match kind {
+        DiagnosticKind::MissingColon => CheckId::SyntaxMissingColon,
+        DiagnosticKind::RuleOutsideGroup => CheckId::SyntaxRuleOutsideGroup,
+        DiagnosticKind::CrawlDelayOutsideGroup => CheckId::SyntaxCrawlDelayOutsideGroup,
+        DiagnosticKind::EmptyUserAgent => CheckId::SyntaxEmptyUserAgent,
+        DiagnosticKind::InvalidUserAgent => CheckId::SyntaxInvalidUserAgent,
+        DiagnosticKind::DollarInPattern => CheckId::SyntaxDollarInPattern,
+        DiagnosticKind::NonAsciiPattern => CheckId::SyntaxNonAscii,
+        DiagnosticKind::InvalidCrawlDelay => CheckId::SyntaxInvalidCrawlDelay,
+        DiagnosticKind::DuplicateCrawlDelay => CheckId::SyntaxDuplicateCrawlDelay,
+        // A line cut by the size limit is part of the too-large finding.
+        _ => return None,
+    })
+}
+
+/// The finding an unknown field makes: a typo, Noindex, an extension or unknown.
+fn field_finding(field: &str, at_line: impl Fn(CheckId) -> Finding) -> Finding {
+    match classify_field(field) {
+        FieldClass::Noindex => at_line(CheckId::SyntaxNoindex),
+        FieldClass::Typo {
+            meant,
+            google_reads_it,
+        } => at_line(CheckId::SyntaxFieldTypo)
+            .with("field", field)
+            .with("meant", meant)
+            .with("google_reads_it", google_reads_it),
+        FieldClass::Extension => at_line(CheckId::SyntaxExtensionField).with("field", field),
+        FieldClass::Unknown => at_line(CheckId::SyntaxUnknownField).with("field", field),
+    }
+}
+
+/// The value of line `line` (after the first colon, before a comment), trimmed.
+fn field_value(source: &Source<'_>, line: usize) -> String {
     let text = source.text(line);
     let text = text.split('#').next().unwrap_or_default();
     text.split_once(':')
@@ -288,29 +252,30 @@ fn user_agent_value(source: &Source<'_>, line: usize) -> String {
         .unwrap_or_default()
 }
 
-/// Names the regular-expression syntax a pattern seems to use, if any.
+/// Names the regular-expression syntax a pattern seems to use, if any (a key the title
+/// renders).
 fn regex_syntax(pattern: &str) -> Option<&'static str> {
     if pattern.starts_with('^') {
-        return Some("a leading ^");
+        return Some("caret");
     }
     if ["\\.", "\\?", "\\d", "\\w", "\\s", "\\/"]
         .iter()
         .any(|escape| pattern.contains(escape))
     {
-        return Some("a backslash escape");
+        return Some("backslash");
     }
     if pattern.contains(".*") && !pattern.contains("*.*") && pattern.contains("/.*") {
-        return Some("\".*\"");
+        return Some("dot-star");
     }
     if pattern.contains(".+") {
-        return Some("\".+\"");
+        return Some("dot-plus");
     }
     if pattern.contains('(') && pattern.contains('|') && pattern.contains(')') {
-        return Some("an alternation (a|b)");
+        return Some("alternation");
     }
     if let (Some(open), Some(close)) = (pattern.find('['), pattern.rfind(']')) {
         if open < close && pattern[open..close].contains('-') {
-            return Some("a character class [...]");
+            return Some("class");
         }
     }
     None
@@ -319,14 +284,14 @@ fn regex_syntax(pattern: &str) -> Option<&'static str> {
 pub(super) fn long_lines(source: &Source<'_>, findings: &mut Findings) {
     for (line, raw) in source.iter() {
         if raw.len() > LONG_LINE_BYTES {
-            findings.push(Finding::new(
-                CheckId::SyntaxLongLine,
-                format!(
-                    "line {line} is {} bytes long; Google cuts it at {LONG_LINE_BYTES}",
-                    raw.len()
-                ),
-                Evidence::line(line, String::from_utf8_lossy(&raw[..raw.len().min(200)])),
-            ));
+            findings.push(
+                Finding::new(
+                    CheckId::SyntaxLongLine,
+                    Evidence::line(line, String::from_utf8_lossy(&raw[..raw.len().min(200)])),
+                )
+                .with("bytes", raw.len())
+                .with("limit", LONG_LINE_BYTES),
+            );
         }
     }
 }

@@ -6,6 +6,7 @@ mod pacer;
 use std::collections::HashMap;
 use std::time::Duration;
 
+use http::StatusCode;
 use robots::{AgentRules, RobotsTxt};
 use tokio::time::Instant;
 use url::Url;
@@ -89,10 +90,17 @@ impl<'a, T: Transport> Run<'a, T> {
         millis(at.saturating_duration_since(self.started))
     }
 
-    pub(crate) fn record_skip(&mut self, url: &str, purpose: Purpose, reason: SkipReason) {
+    /// The skip of a request that would start past the deadline (the sitemap budget's).
+    fn time_budget(&self) -> SkipReason {
+        SkipReason::TimeBudget {
+            budget_ms: millis(self.limits.sitemap_time_budget),
+        }
+    }
+
+    pub(crate) fn record_skip(&mut self, url: &Url, purpose: Purpose, reason: SkipReason) {
         let at_ms = self.at_ms(Instant::now());
         self.requests.push(RequestRecord {
-            url: url.to_owned(),
+            url: url.clone(),
             purpose,
             at_ms,
             waited_ms: 0,
@@ -121,11 +129,11 @@ impl<'a, T: Transport> Run<'a, T> {
             })
             .await;
         self.requests.push(RequestRecord {
-            url: url.to_string(),
+            url: url.clone(),
             purpose,
             at_ms,
             waited_ms: millis(waited),
-            status: result.as_ref().ok().map(|response| response.status),
+            status: result.as_ref().ok().and_then(HttpResponse::status_code),
             error: result.as_ref().err().map(ToString::to_string),
             skipped: None,
         });
@@ -179,11 +187,11 @@ impl<'a, T: Transport> Run<'a, T> {
                         };
                     };
                     redirects.push(Hop {
-                        url: url.to_string(),
-                        status: response.status,
+                        url: url.clone(),
+                        status: response.status_code().unwrap_or(StatusCode::FOUND),
                         location: response.redirect_location().unwrap_or_default().to_owned(),
                     });
-                    let looped = redirects.iter().any(|hop| hop.url == next.as_str());
+                    let looped = redirects.iter().any(|hop| hop.url == next);
                     if redirects.len() > self.limits.robots_max_redirects || looped {
                         return RobotsFetched {
                             robots_url,
@@ -214,12 +222,9 @@ impl<'a, T: Transport> Run<'a, T> {
             return Err(SkipReason::InvalidUrl);
         };
         if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
-            self.record_skip(
-                robots_url.as_str(),
-                Purpose::HostRobots,
-                SkipReason::TimeBudget,
-            );
-            return Err(SkipReason::TimeBudget);
+            let reason = self.time_budget();
+            self.record_skip(&robots_url, Purpose::HostRobots, reason.clone());
+            return Err(reason);
         }
         let fetched = self.fetch_robots(robots_url, Purpose::HostRobots).await;
         let rules = match fetched.status() {
@@ -258,11 +263,11 @@ impl<'a, T: Transport> Run<'a, T> {
         loop {
             let skip = match self.host_rules(&url, deadline).await {
                 Err(reason) => Some(reason),
-                Ok(HostRules::Unreachable) => Some(SkipReason::RobotsUnreachable {
-                    robots_url: robots_url_of(&url)
-                        .map(|u| u.to_string())
-                        .unwrap_or_default(),
-                }),
+                Ok(HostRules::Unreachable) => Some(
+                    robots_url_of(&url).map_or(SkipReason::InvalidUrl, |robots_url| {
+                        SkipReason::RobotsUnreachable { robots_url }
+                    }),
+                ),
                 Ok(rules) => {
                     let agent = bot_rules(&rules);
                     let decision = agent
@@ -270,9 +275,7 @@ impl<'a, T: Transport> Run<'a, T> {
                         .map(|agent| agent.check(url.as_str()).explain());
                     match decision {
                         Some(decision) if !decision.allowed => Some(SkipReason::Disallowed {
-                            robots_url: robots_url_of(&url)
-                                .map(|u| u.to_string())
-                                .unwrap_or_default(),
+                            robots_url: robots_url_of(&url).unwrap_or_else(|| url.clone()),
                             line: decision.rule.as_ref().map_or(0, |rule| rule.line),
                             rule: decision
                                 .rule
@@ -292,7 +295,7 @@ impl<'a, T: Transport> Run<'a, T> {
                                         now.checked_add(wait).is_none_or(|start| start > deadline)
                                     });
                                     if late {
-                                        Some(SkipReason::TimeBudget)
+                                        Some(self.time_budget())
                                     } else {
                                         tokio::time::sleep(wait).await;
                                         let start = Instant::now();
@@ -321,8 +324,10 @@ impl<'a, T: Transport> Run<'a, T> {
                                                             < self.limits.max_redirects =>
                                                     {
                                                         redirects.push(Hop {
-                                                            url: url.to_string(),
-                                                            status: response.status,
+                                                            url: url.clone(),
+                                                            status: response
+                                                                .status_code()
+                                                                .unwrap_or(StatusCode::FOUND),
                                                             location: response
                                                                 .redirect_location()
                                                                 .unwrap_or_default()
@@ -347,8 +352,8 @@ impl<'a, T: Transport> Run<'a, T> {
                 }
             };
             if let Some(reason) = skip {
-                if !matches!(reason, SkipReason::TimeBudget) || redirects.is_empty() {
-                    self.record_skip(url.as_str(), purpose, reason.clone());
+                if !matches!(reason, SkipReason::TimeBudget { .. }) || redirects.is_empty() {
+                    self.record_skip(&url, purpose, reason.clone());
                 }
                 result.skipped = Some(reason);
                 if !redirects.is_empty() {

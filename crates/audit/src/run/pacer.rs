@@ -43,6 +43,7 @@ impl Pacer {
             let over = wait.min(Duration::from_secs(u64::from(u32::MAX)));
             return Err(SkipReason::CrawlDelayBudget {
                 wait_ms: millis(over),
+                budget_ms: millis(self.budget),
             });
         }
         Ok(wait)
@@ -83,7 +84,10 @@ mod tests {
         // 8 s waited: 4 more would exceed 10.
         assert_eq!(
             pacer.plan("a", delay, Instant::now()),
-            Err(SkipReason::CrawlDelayBudget { wait_ms: 4_000 })
+            Err(SkipReason::CrawlDelayBudget {
+                wait_ms: 4_000,
+                budget_ms: 10_000
+            })
         );
         // Time passing on its own frees the spacing.
         tokio::time::advance(Duration::from_secs(4)).await;

@@ -5,8 +5,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::bail;
-use robots::{AgentRules, GroupSelection, RobotsTxt};
+use robots::{AgentRules, DiagnosticKind, GroupSelection, RobotsTxt};
 use serde_json::json;
+
+use crate::terminal;
 
 /// Arguments of `jittybot check`.
 #[derive(Debug, clap::Args)]
@@ -31,7 +33,8 @@ pub struct Args {
 
 /// Runs the command: exit 0 if every URL is allowed, 1 if any is disallowed.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let body = super::read_robots_txt(&args.robots)?;
+    let input = super::read_robots_txt(&args.robots)?;
+    let body = &input.body;
     for url in &args.urls {
         validate_url(url)?;
     }
@@ -39,11 +42,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let tokens: Vec<&str> = args.agents.iter().map(String::as_str).collect();
     // With diagnostics the whole file is parsed anyway: take the rules from that one parse.
     let rules = if args.diagnostics {
-        let robots = RobotsTxt::parse(&body);
-        print_diagnostics(&robots, args.json, &mut out)?;
+        let robots = RobotsTxt::parse(body);
+        print_diagnostics(&robots, input.cut, args.json, &mut out)?;
         robots.rules_for(&tokens)
     } else {
-        AgentRules::parse(&body, &tokens)
+        AgentRules::parse(body, &tokens)
     };
     let crawl_delay = rules.crawl_delay().map(|delay| delay.seconds);
     let mut any_disallowed = false;
@@ -67,14 +70,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 "crawl_delay": crawl_delay,
                 "reason": decision.to_string(),
             });
-            writeln!(out, "{line}")?;
+            terminal::write_json(&mut out, &line, false)?;
         } else {
             let verdict = if decision.allowed {
                 "allowed"
             } else {
                 "disallowed"
             };
-            writeln!(out, "{verdict} {url}  ({decision})")?;
+            let line = format!("{verdict} {}  ({decision})\n", terminal::escape(url));
+            terminal::write_text(&mut out, &line)?;
         }
     }
     Ok(if any_disallowed {
@@ -100,12 +104,31 @@ fn validate_url(url: &str) -> anyhow::Result<()> {
     }
 }
 
-fn print_diagnostics(robots: &RobotsTxt, json: bool, out: &mut impl Write) -> anyhow::Result<()> {
+/// Lists the diagnostics. When the input was cut at the size limit, its real size is
+/// unknown: the size diagnostic says the rest was not read instead of counting it.
+fn print_diagnostics(
+    robots: &RobotsTxt,
+    cut: bool,
+    json: bool,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
     for diagnostic in robots.diagnostics() {
+        let truncated = matches!(diagnostic.kind, DiagnosticKind::TruncatedAtLimit { .. });
         if json {
-            writeln!(out, "{}", serde_json::to_string(diagnostic)?)?;
+            let mut value = serde_json::to_value(diagnostic)?;
+            if cut && truncated {
+                value["ignored_bytes"] = serde_json::Value::Null;
+            }
+            terminal::write_json(out, &value, false)?;
+        } else if cut && truncated {
+            let line = format!(
+                "line {}: file exceeds {} bytes; the rest was not read\n",
+                diagnostic.line,
+                robots::MAX_ROBOTS_TXT_BYTES
+            );
+            terminal::write_text(out, &line)?;
         } else {
-            writeln!(out, "{diagnostic}")?;
+            terminal::write_text(out, &format!("{diagnostic}\n"))?;
         }
     }
     if !json {
