@@ -470,7 +470,7 @@ checks! {
     /// Sitemap not requested (caps, budget or rules of its host).
     SitemapNotChecked = "sitemap.not-checked", Info, Sitemaps,
         "a sitemap was not checked",
-        "The bot checks at most 10 sitemaps, starts none after 20 seconds, and requests none its rules forbid.",
+        "The bot checks only the first sitemaps, starts none once its time budget is spent, waits only so long for a crawl-delay, and requests none its rules forbid; the finding says which limit applied.",
         "Nothing to do.";
 
     // ----- Page -----
