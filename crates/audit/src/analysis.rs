@@ -502,7 +502,7 @@ fn robots_url_of(url: &Url) -> Option<Url> {
 
 fn bot_rules(rules: &HostRules) -> Option<AgentRules> {
     match rules {
-        HostRules::Rules(robots) => Some(robots.rules_for(&[BOT_TOKEN])),
+        HostRules::Rules(robots) => Some(robots.rules_for(&crawlers::BOT_TOKENS)),
         _ => None,
     }
 }
@@ -964,7 +964,7 @@ pub fn analyze_file(body: &[u8], page: Option<&str>) -> Analysis {
         .map(|sitemap| SitemapReport::skipped(&sitemap.url, sitemap.line, SkipReason::OfflineAudit))
         .collect();
     let bot_delay = robots
-        .rules_for(&[BOT_TOKEN])
+        .rules_for(&crawlers::BOT_TOKENS)
         .crawl_delay()
         .map(|d| d.seconds);
     Analysis {

@@ -860,7 +860,7 @@ fn logic(
 ) {
     let (tokens, global_groups) = named_tokens(robots);
     let by_line = RulesByLine::new(robots);
-    let global = robots.rules_for(&[]);
+    let global = robots.global_rules();
 
     // Duplicate groups.
     for token in &tokens {
@@ -912,7 +912,7 @@ fn logic(
         })
         .collect();
     for token in &tokens {
-        let rules = robots.rules_for(&[token.spelling.as_str()]);
+        let rules = crawlers::rules_for_tokens(robots, &[token.spelling.as_str()]);
         rule_set(&rules, &by_line, source, findings);
         // A named group that silently drops the * rules (crawlers that ignore * lose nothing).
         let ignores_global = crawlers::find(&token.spelling).is_some_and(|c| c.ignores_global);
@@ -1105,7 +1105,7 @@ fn page_rules(robots: &RobotsTxt, source: &Source<'_>, page: &str, findings: &mu
             }
         }
     }
-    let global = robots.rules_for(&[]);
+    let global = robots.global_rules();
     let global_decision = global.check(page);
     if !global_decision.allowed {
         blocked_for.insert(0, "*");
@@ -1127,7 +1127,7 @@ fn page_rules(robots: &RobotsTxt, source: &Source<'_>, page: &str, findings: &mu
         ));
         return;
     }
-    let bot = robots.rules_for(&[BOT_TOKEN]);
+    let bot = robots.rules_for(&crawlers::BOT_TOKENS);
     let decision = bot.check(page);
     if let (false, Some(rule)) = (decision.allowed, decision.rule) {
         findings.push(Finding::new(
@@ -1173,7 +1173,7 @@ fn sitemaps(
     let mut seen: HashMap<String, usize> = HashMap::new();
     // Whom the sitemap is for: every crawler, unless * is shut out on purpose (an allow-list),
     // and the major search engines in any case.
-    let global = robots.rules_for(&[]);
+    let global = robots.global_rules();
     let mut audiences: Vec<(AgentRules, &str)> = Vec::new();
     if *global.group() != GroupSelection::Global || global.check("/").allowed {
         audiences.push((global, "every crawler"));

@@ -15,7 +15,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use robots::{AgentRules, RobotsTxt};
+use robots::{AgentRules, ProductTokens, RobotsTxt};
 
 #[path = "../tests/support/corpus.rs"]
 mod support;
@@ -154,7 +154,7 @@ fn benches(c: &mut Criterion) {
             |b| {
                 b.iter(|| match name {
                     "jittybot" => set.iter().for_each(|&i| {
-                        black_box(AgentRules::parse(&corpus[i].body, &[TOKEN]));
+                        black_box(AgentRules::parse(&corpus[i].body, &ProductTokens::JITTYBOT));
                     }),
                     "texting_robots" => set.iter().for_each(|&i| {
                         let _ = black_box(texting_robots::Robot::new(TOKEN, &corpus[i].body));
@@ -180,7 +180,7 @@ fn benches(c: &mut Criterion) {
         |b| {
             b.iter(|| {
                 for file in &corpus {
-                    let rules = AgentRules::parse(&file.body, &[TOKEN]);
+                    let rules = AgentRules::parse(&file.body, &ProductTokens::JITTYBOT);
                     black_box(rules.check(&file.urls[0]).allowed);
                 }
             })
@@ -194,7 +194,7 @@ fn benches(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(8));
     let jitty_rules: Vec<AgentRules> = corpus
         .iter()
-        .map(|file| AgentRules::parse(&file.body, &[TOKEN]))
+        .map(|file| AgentRules::parse(&file.body, &ProductTokens::JITTYBOT))
         .collect();
     check.throughput(Throughput::Elements((all.len() * URLS_PER_FILE) as u64));
     check.bench_function(BenchmarkId::new("jittybot", "urls"), |b| {
@@ -230,7 +230,7 @@ fn benches(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(4));
     let file = format!("User-agent: *\nDisallow: /{}z\n", "*a".repeat(5000));
     let url = format!("https://example.com/{}", "a".repeat(100_000));
-    let rules = AgentRules::parse(file.as_bytes(), &[TOKEN]);
+    let rules = AgentRules::parse(file.as_bytes(), &ProductTokens::JITTYBOT);
     wildcard.bench_function("jittybot", |b| {
         b.iter(|| black_box(rules.check(&url).allowed))
     });

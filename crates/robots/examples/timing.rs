@@ -27,7 +27,10 @@ fn main() {
     if mode != "check" {
         let ours = time("parse jittybot", 15, &|| {
             for f in &files {
-                black_box(robots::AgentRules::parse(f, &["JittyBot"]));
+                black_box(robots::AgentRules::parse(
+                    f,
+                    &robots::ProductTokens::JITTYBOT,
+                ));
             }
         });
         if mode == "parse-only" {
@@ -59,7 +62,7 @@ fn main() {
         ];
         let ours: Vec<_> = files
             .iter()
-            .map(|f| robots::AgentRules::parse(f, &["JittyBot"]))
+            .map(|f| robots::AgentRules::parse(f, &robots::ProductTokens::JITTYBOT))
             .collect();
         let theirs: Vec<_> = files
             .iter()

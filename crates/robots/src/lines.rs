@@ -7,11 +7,42 @@ pub const MAX_ROBOTS_TXT_BYTES: usize = 512_000;
 
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
+/// What opened the file before its first line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Bom {
+    /// Nothing: the first line starts at the first byte.
+    None,
+    /// A whole UTF-8 byte order mark, `EF BB BF`.
+    Whole,
+    /// The first one or two bytes of one (`EF` or `EF BB`), not continued into any UTF-8
+    /// character: a mark cut short, skipped like a whole one so the first line still counts.
+    Partial,
+}
+
+impl Bom {
+    /// Reads the start of `body`: how many bytes of it are a byte order mark, and which kind.
+    ///
+    /// A prefix of the mark is only taken for one when the next byte does not continue a UTF-8
+    /// character (`EF BC 9A` is the character U+FF1A, not a cut mark).
+    fn at_start_of(body: &[u8]) -> (Bom, usize) {
+        let continues = |at: usize| body.get(at).is_some_and(|b| (0x80..=0xBF).contains(b));
+        if body.starts_with(UTF8_BOM) {
+            (Bom::Whole, UTF8_BOM.len())
+        } else if body.starts_with(&UTF8_BOM[..2]) && !continues(2) {
+            (Bom::Partial, 2)
+        } else if body.starts_with(&UTF8_BOM[..1]) && !continues(1) {
+            (Bom::Partial, 1)
+        } else {
+            (Bom::None, 0)
+        }
+    }
+}
+
 /// The part of the input that is parsed, and what was set aside to get it.
 pub(crate) struct Prepared<'a> {
     /// Bytes to parse: after the BOM, within the limit, without a line cut by the limit.
     pub(crate) body: &'a [u8],
-    pub(crate) had_bom: bool,
+    pub(crate) bom: Bom,
     /// Bytes beyond [`MAX_ROBOTS_TXT_BYTES`] that were not read.
     pub(crate) ignored_bytes: usize,
     /// Whether an incomplete line at the limit was dropped.
@@ -38,13 +69,11 @@ pub(crate) fn prepare(input: &[u8]) -> Prepared<'_> {
             body = &limited[..keep];
         }
     }
-    let had_bom = body.starts_with(UTF8_BOM);
-    if had_bom {
-        body = &body[UTF8_BOM.len()..];
-    }
+    let (bom, skip) = Bom::at_start_of(body);
+    body = &body[skip..];
     Prepared {
         body,
-        had_bom,
+        bom,
         ignored_bytes,
         cut_line,
     }
@@ -92,9 +121,21 @@ pub(crate) fn trim(mut text: &[u8]) -> &[u8] {
 #[cfg(test)]
 pub(crate) fn directive(line: &[u8]) -> Directive<'_> {
     match Directives::new(line).next() {
-        Some((_, _, directive)) => directive,
+        Some(line) => line.directive,
         None => Directive::Blank,
     }
+}
+
+/// One line of a body and what it says.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Line<'a> {
+    /// 1-based line number.
+    pub(crate) number: usize,
+    /// Offset of the line's first byte in the body.
+    pub(crate) start: usize,
+    /// The line without its terminator.
+    pub(crate) raw: &'a [u8],
+    pub(crate) directive: Directive<'a>,
 }
 
 const LOW_BITS: u64 = 0x0101_0101_0101_0101;
@@ -143,6 +184,8 @@ fn find_any(text: &[u8], needles: [u8; 4]) -> Option<usize> {
 pub(crate) struct Directives<'a> {
     rest: &'a [u8],
     number: usize,
+    /// Offset of `rest` in the body.
+    offset: usize,
 }
 
 impl<'a> Directives<'a> {
@@ -150,6 +193,7 @@ impl<'a> Directives<'a> {
         Directives {
             rest: body,
             number: 0,
+            offset: 0,
         }
     }
 }
@@ -184,8 +228,7 @@ fn no_colon(before_comment: &[u8]) -> Directive<'_> {
 }
 
 impl<'a> Iterator for Directives<'a> {
-    /// Line number, the line without its terminator, and what it says.
-    type Item = (usize, &'a [u8], Directive<'a>);
+    type Item = Line<'a>;
 
     fn next(&mut self) -> Option<Self::Item> {
         let rest = self.rest;
@@ -219,34 +262,60 @@ impl<'a> Iterator for Directives<'a> {
             (Some(_), _) => 1,
             (None, _) => 0,
         };
+        let start = self.offset;
         self.rest = &rest[end + skip..];
-        Some((self.number, line, directive))
+        self.offset += end + skip;
+        Some(Line {
+            number: self.number,
+            start,
+            raw: line,
+            directive,
+        })
     }
 }
 
 /// What a user-agent value names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Product<'a> {
-    /// `*`: every crawler without a group of its own.
+    /// `*`, alone or followed only by characters that cannot be part of a token (`*;`, `**`):
+    /// every crawler without a group of its own.
     Global,
     /// A product token: the leading run of `[A-Za-z_-]`.
     Token(&'a [u8]),
+    /// A `*` followed by a name (`*OrkashBot*`, `*libwww*`): not the `*` group (RFC 9309
+    /// §2.2.1: only `*` is), and no product token either, so it names no crawler. The first
+    /// token-like run after the `*` is kept, for reporting.
+    StarredName(&'a [u8]),
     /// Nothing usable (empty, or no leading token character).
     Nothing,
 }
 
-pub(crate) fn product(value: &[u8]) -> Product<'_> {
-    if value.first() == Some(&b'*') {
-        return Product::Global;
-    }
-    let end = value
+/// Whether `byte` may be part of a product token (`[A-Za-z_-]`, RFC 9309 §2.2.1).
+pub(crate) fn is_token_byte(byte: u8) -> bool {
+    byte.is_ascii_alphabetic() || byte == b'_' || byte == b'-'
+}
+
+/// The length of the leading run of token bytes.
+fn token_len(value: &[u8]) -> usize {
+    value
         .iter()
-        .position(|&b| !(b.is_ascii_alphabetic() || b == b'_' || b == b'-'))
-        .unwrap_or(value.len());
-    if end == 0 {
-        Product::Nothing
-    } else {
-        Product::Token(&value[..end])
+        .position(|&b| !is_token_byte(b))
+        .unwrap_or(value.len())
+}
+
+pub(crate) fn product(value: &[u8]) -> Product<'_> {
+    if let Some(after_star) = value.strip_prefix(b"*") {
+        return match after_star.iter().position(|&b| is_token_byte(b)) {
+            None => Product::Global,
+            Some(start) => {
+                let name = &after_star[start..];
+                Product::StarredName(&name[..token_len(name)])
+            }
+        };
+    }
+    match token_len(value) {
+        0 => Product::Nothing,
+        end => Product::Token(&value[..end]),
     }
 }
 
@@ -256,7 +325,10 @@ mod tests {
 
     fn lines(body: &[u8]) -> Vec<(usize, &[u8])> {
         Directives::new(body)
-            .map(|(number, line, _)| (number, line))
+            .map(|line| {
+                assert_eq!(&body[line.start..line.start + line.raw.len()], line.raw);
+                (line.number, line.raw)
+            })
             .collect()
     }
 
@@ -304,6 +376,10 @@ mod tests {
             Product::Token(b"JittyBot-Image")
         );
         assert_eq!(product(b"*"), Product::Global);
+        assert_eq!(product(b"**"), Product::Global);
+        assert_eq!(product(b"*;"), Product::Global);
+        assert_eq!(product(b"*OrkashBot*"), Product::StarredName(b"OrkashBot"));
+        assert_eq!(product(b"* libwww"), Product::StarredName(b"libwww"));
         assert_eq!(product(b""), Product::Nothing);
         assert_eq!(product(b"1bot"), Product::Nothing);
         assert_eq!(
@@ -348,9 +424,20 @@ mod tests {
     }
 
     #[test]
-    fn bom_is_skipped() {
+    fn bom_is_skipped_whole_or_cut_short() {
         let prepared = prepare(b"\xEF\xBB\xBFUser-agent: *");
-        assert!(prepared.had_bom);
+        assert_eq!(prepared.bom, Bom::Whole);
         assert_eq!(prepared.body, b"User-agent: *");
+        for input in [&b"\xEF\xBBUser-agent: *"[..], b"\xEFUser-agent: *"] {
+            let prepared = prepare(input);
+            assert_eq!(prepared.bom, Bom::Partial);
+            assert_eq!(prepared.body, b"User-agent: *");
+        }
+        assert_eq!(prepare(b"\xEF\xBB").body, b"");
+        // A character that starts with a byte of the mark is not a mark.
+        for input in [&b"\xEF\xBC\x9A"[..], b"\xEF\xBB\x80"] {
+            let prepared = prepare(input);
+            assert_eq!((prepared.bom, prepared.body), (Bom::None, input));
+        }
     }
 }

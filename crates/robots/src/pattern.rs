@@ -29,18 +29,21 @@ impl Shape {
             Some((b'$', rest)) => (rest.len(), true),
             _ => (canonical.len(), false),
         };
-        let body = &canonical[..body_len];
+        (Shape::of_body(&canonical[..body_len], anchored), body_len)
+    }
+
+    /// The shape of a canonical pattern given as its body and whether an anchor followed it.
+    pub(crate) fn of_body(body: &[u8], anchored: bool) -> Shape {
         let to_u32 = |position: usize| u32::try_from(position).unwrap_or(u32::MAX);
         let stars = memchr::memchr(b'*', body).map(|first| {
             let last = memchr::memrchr(b'*', body).unwrap_or(first);
             (to_u32(first), to_u32(last))
         });
-        let shape = Shape {
+        Shape {
             anchored,
             stars,
-            specificity: to_u32(canonical.len()),
-        };
-        (shape, body_len)
+            specificity: to_u32(body.len() + usize::from(anchored)),
+        }
     }
 
     /// Whether the pattern has a `*`.
@@ -132,6 +135,10 @@ mod tests {
 
     fn matches(pattern: &str, path: &str) -> bool {
         let (shape, body_len) = Shape::of(pattern.as_bytes());
+        assert_eq!(
+            shape,
+            Shape::of_body(&pattern.as_bytes()[..body_len], shape.anchored)
+        );
         super::matches(&pattern.as_bytes()[..body_len], shape, path.as_bytes())
     }
 
@@ -184,9 +191,12 @@ mod tests {
     }
 
     #[test]
-    fn dollar_in_the_middle_is_literal() {
-        assert!(matches("/a$b", "/a$b"));
-        assert!(!matches("/a$b", "/ab"));
+    fn literal_star_and_dollar_are_escapes_on_both_sides() {
+        // Canonical form: a literal `*` or `$` is `%2A` or `%24` in patterns and URLs alike.
+        assert!(matches("/a%24b", "/a%24b"));
+        assert!(!matches("/a%24b", "/ab"));
+        assert!(matches("/*%2A$", "/x%2A"));
+        assert!(!matches("/a*%2A", "/a%2"));
     }
 
     #[test]

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use robots::{AgentRules, RobotsTxt};
+use robots::{AgentRules, ProductTokens, RobotsTxt};
 
 #[path = "support/corpus.rs"]
 mod support;
@@ -39,10 +39,11 @@ fn sweep(name: &str, minimum_files: usize) {
         let body = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let started = Instant::now();
         let full = RobotsTxt::parse(&body);
+        let googlebot = ProductTokens::from_static(&["Googlebot"]);
         for tokens in [
-            &["JittyBot"][..],
-            &["JittyBot-Image", "JittyBot"],
-            &["Googlebot"],
+            &ProductTokens::JITTYBOT,
+            &ProductTokens::JITTYBOT_IMAGE,
+            &googlebot,
         ] {
             let agent = AgentRules::parse(&body, tokens);
             assert_eq!(

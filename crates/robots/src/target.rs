@@ -1,0 +1,123 @@
+//! What a URL is matched by: its path and query in canonical form.
+
+use crate::canon::{self, Side};
+
+/// Why a URL cannot be checked against a robots.txt.
+///
+/// A robots.txt governs the `http`/`https` URLs of the origin it was fetched from (RFC 9309
+/// §2.3), so only paths and `http`/`https` URLs are checked; matching the path of an
+/// `ftp://` URL would answer a question the file never asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
+#[non_exhaustive]
+pub enum TargetError {
+    /// An absolute URL whose scheme is not `http` or `https` (`ftp://example.net/a`,
+    /// `mailto:someone@example.net`).
+    #[error("not an http(s) URL: a robots.txt only governs http and https URLs")]
+    UnsupportedScheme,
+    /// An `http:` or `https:` URL without `//` and an authority (`http:/a`).
+    #[error("an http(s) URL without '//' and a host")]
+    MissingAuthority,
+}
+
+/// The path and query of `url`, as written.
+///
+/// A path (`/a?b`) is itself. An absolute `http`/`https` URL
+/// (`scheme://authority/path?query#fragment`) loses its scheme and authority. Anything that
+/// starts with a scheme (`ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":"`) other than those is
+/// refused. Anything else (`a/b`, `?q`, the empty string) is taken as a path.
+fn path_and_query(url: &[u8]) -> Result<&[u8], TargetError> {
+    if url.first() == Some(&b'/') {
+        return Ok(url);
+    }
+    let scheme_len = url
+        .iter()
+        .position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')))
+        .unwrap_or(url.len());
+    let has_scheme =
+        url.first().is_some_and(u8::is_ascii_alphabetic) && url.get(scheme_len) == Some(&b':');
+    if !has_scheme {
+        return Ok(url);
+    }
+    let scheme = &url[..scheme_len];
+    if !scheme.eq_ignore_ascii_case(b"http") && !scheme.eq_ignore_ascii_case(b"https") {
+        return Err(TargetError::UnsupportedScheme);
+    }
+    let Some(after_scheme) = url[scheme_len + 1..].strip_prefix(b"//") else {
+        return Err(TargetError::MissingAuthority);
+    };
+    let authority_end = after_scheme
+        .iter()
+        .position(|&b| matches!(b, b'/' | b'?' | b'#'))
+        .unwrap_or(after_scheme.len());
+    Ok(&after_scheme[authority_end..])
+}
+
+/// Extracts the path and query of `url`, canonicalises them and hands them to `f`.
+///
+/// The fragment is dropped; an empty path is `/`. See [`path_and_query`] for what is refused.
+pub(crate) fn with_canonical_target<T>(
+    url: &[u8],
+    f: impl FnOnce(&[u8]) -> T,
+) -> Result<T, TargetError> {
+    let target = path_and_query(url)?;
+    let target = match memchr::memchr(b'#', target) {
+        Some(fragment) => &target[..fragment],
+        None => target,
+    };
+    if target.first() == Some(&b'/') && canon::is_canonical(target, Side::Url) {
+        return Ok(f(target));
+    }
+    let mut buffer = Vec::with_capacity(target.len() + 8);
+    if target.first() != Some(&b'/') {
+        buffer.push(b'/');
+    }
+    canon::canonicalize_into(target, Side::Url, &mut buffer);
+    Ok(f(&buffer))
+}
+
+/// Whether a canonical target is `/robots.txt` itself (any query).
+pub(crate) fn is_robots_txt(path: &[u8]) -> bool {
+    let path_only = match memchr::memchr(b'?', path) {
+        Some(query) => &path[..query],
+        None => path,
+    };
+    path_only == b"/robots.txt"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn target(url: &str) -> Result<String, TargetError> {
+        with_canonical_target(url.as_bytes(), |path| {
+            String::from_utf8_lossy(path).into_owned()
+        })
+    }
+
+    #[test]
+    fn paths_and_http_urls_give_their_path_and_query() {
+        assert_eq!(target("/a?b#c").as_deref(), Ok("/a?b"));
+        assert_eq!(target("https://e.com").as_deref(), Ok("/"));
+        assert_eq!(target("HTTP://e.com:80/x?y").as_deref(), Ok("/x?y"));
+        assert_eq!(target("a/b").as_deref(), Ok("/a/b"));
+        assert_eq!(target("").as_deref(), Ok("/"));
+        assert_eq!(target("//e.com/x").as_deref(), Ok("//e.com/x"));
+    }
+
+    #[test]
+    fn other_schemes_are_refused() {
+        for url in [
+            "ftp://example.net/foo.html",
+            "file:///etc/passwd",
+            "mailto:a@b",
+        ] {
+            assert_eq!(target(url), Err(TargetError::UnsupportedScheme), "{url}");
+        }
+        assert_eq!(target("http:/a"), Err(TargetError::MissingAuthority));
+    }
+}
