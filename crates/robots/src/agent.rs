@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 use crate::decision::{Decision, GroupSelection, RuleRef};
 use crate::index::Index;
 use crate::rule::{CrawlDelay, RuleKind};
-use crate::store::{CompactRule, RuleStore};
+use crate::store::RuleStore;
 use crate::target::{self, TargetError};
 
 /// The rules one crawler follows: the chosen group's rules, merged.
@@ -57,14 +57,14 @@ impl AgentRules {
 
     /// The rules of the chosen group, most specific first (the order in which they win).
     pub fn rules(&self) -> Vec<RuleRef<'_>> {
-        let mut ordered: Vec<&CompactRule> = self.store.rules().iter().collect();
-        ordered.sort_by_key(|rule| rule.order_key());
+        let mut ordered: Vec<usize> = (0..self.store.len()).collect();
+        ordered.sort_by_key(|&position| self.store.order_key(position));
         ordered.into_iter().map(|rule| self.view(rule)).collect()
     }
 
     /// How many rules the chosen group has.
     pub fn rule_count(&self) -> usize {
-        self.store.rules().len()
+        self.store.len()
     }
 
     /// The chosen group's crawl-delay (the largest if several were given).
@@ -72,13 +72,13 @@ impl AgentRules {
         self.crawl_delay
     }
 
-    fn view(&self, rule: &CompactRule) -> RuleRef<'_> {
+    fn view(&self, position: usize) -> RuleRef<'_> {
         RuleRef::new(
-            rule.line as usize,
-            rule.kind,
-            self.store.pattern(rule),
-            self.store.body(rule),
-            rule.anchored,
+            self.store.line(position),
+            self.store.kind(position),
+            self.store.pattern(position),
+            self.store.body(position),
+            self.store.anchored(position),
         )
     }
 
@@ -134,8 +134,7 @@ impl AgentRules {
         let index = self.index.get_or_init(|| Index::build(&self.store));
         let rule = index
             .best(&self.store, path)
-            .and_then(|position| self.store.rules().get(position))
-            .map(|rule| self.view(rule));
+            .map(|position| self.view(position));
         Decision {
             allowed: rule.is_none_or(|rule| rule.kind == RuleKind::Allow),
             rule,

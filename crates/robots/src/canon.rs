@@ -49,7 +49,8 @@ pub(crate) enum Side {
 }
 
 /// Bytes that need a closer look when checking canonical form: `%`, `$` and every byte that
-/// [`must_escape`], and for URLs `*` as well. Most URLs and rules contain none, and a table
+/// [`must_escape`], and for URLs `*` and `#` as well (a fragment is cut before comparing, so
+/// a URL without `#` or any of these needs neither cut nor copy). Most URLs and rules contain none, and a table
 /// lookup per byte keeps the common case a tight loop.
 const fn attention(side: Side) -> [bool; 256] {
     let mut table = [false; 256];
@@ -58,7 +59,7 @@ const fn attention(side: Side) -> [bool; 256] {
         let b = byte as u8;
         table[byte] = b == b'%'
             || b == b'$'
-            || (b == b'*' && matches!(side, Side::Url))
+            || ((b == b'*' || b == b'#') && matches!(side, Side::Url))
             || b <= 0x20
             || b >= 0x7F
             || matches!(
@@ -80,6 +81,18 @@ pub(crate) fn is_canonical(input: &[u8], side: Side) -> bool {
         Side::Url => &URL_ATTENTION,
         Side::Pattern => &PATTERN_ATTENTION,
     };
+    // Most texts have no byte needing attention, and one pass without branches says so (a
+    // pattern's final `$` is its anchor, not a byte needing attention).
+    let checked = match (side, input.split_last()) {
+        (Side::Pattern, Some((b'$', body))) => body,
+        _ => input,
+    };
+    if !checked
+        .iter()
+        .fold(false, |seen, &b| seen | table[usize::from(b)])
+    {
+        return true;
+    }
     let mut i = 0;
     while let Some(offset) = input[i..].iter().position(|&b| table[usize::from(b)]) {
         i += offset;

@@ -1,224 +1,322 @@
 //! The matching index of one crawler's rules, built on the first check.
+//!
+//! Each rule goes to one run of candidates, chosen by what a path must have for the rule to
+//! match it:
+//! - a literal head of `/` plus at least two bytes: the path's second and third bytes (a pair,
+//!   hashed to one of 256 buckets);
+//! - a literal head of `/` plus one byte: the path's second byte;
+//! - otherwise, an anchored rule ending in a literal byte: the path's last byte;
+//! - the rest (`/`, `/*foo`, `*foo`, ...) are tried for every path.
+//!
+//! A check tries the four runs a path selects and keeps the best-ranked match (most specific,
+//! allow before disallow, file order). Small groups keep all their rules in the last run. Per
+//! rule the index holds 16 bytes (the store position, the literal head's length and its first
+//! eight bytes, which turn most candidates away without touching the patterns), plus a 64-bit
+//! byte-presence filter for the wildcard rules tried for every path.
+
+use std::ops::Range;
 
 use crate::pattern::{self, Shape};
-use crate::store::{CompactRule, RuleStore};
-
-/// The first bytes of a text packed into a word, with a mask of how many count.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Fingerprint {
-    bytes: u64,
-    mask: u64,
-}
-
-impl Fingerprint {
-    /// The first `min(len, 8)` bytes of `text`.
-    fn of(text: &[u8], len: usize) -> Fingerprint {
-        let len = len.min(8).min(text.len());
-        let mut word = [0u8; 8];
-        word[..len].copy_from_slice(&text[..len]);
-        let mask = if len == 8 {
-            u64::MAX
-        } else {
-            (1u64 << (8 * len)) - 1
-        };
-        Fingerprint {
-            bytes: u64::from_le_bytes(word),
-            mask,
-        }
-    }
-
-    /// Whether a text starting with `prefix` (its first eight bytes) can start with this head.
-    fn admits(&self, prefix: u64) -> bool {
-        prefix & self.mask == self.bytes
-    }
-}
+use crate::store::RuleStore;
 
 /// Groups with more rules than this get buckets; smaller ones are scanned in full.
 const BUCKET_THRESHOLD: usize = 8;
 
-/// Rule positions grouped by one byte, in compressed rows.
-#[derive(Debug, Clone)]
-struct Buckets {
-    /// `items[starts[b]..starts[b + 1]]` holds the rules keyed by byte `b`.
-    starts: Box<[u32; 257]>,
-    items: Vec<u32>,
+/// One rule in the index.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    /// The first eight bytes of the rule's canonical pattern (zero-padded).
+    fingerprint: u64,
+    /// Position in the store.
+    rule: u32,
+    /// Length of the literal text before the first `*` (the whole body without one), and in its
+    /// two high bits whether the rule has a `*` and whether it is anchored.
+    head: u32,
 }
 
-impl Buckets {
-    fn build(keyed: &[(u8, u32)]) -> Buckets {
-        let mut starts = Box::new([0u32; 257]);
-        for (key, _) in keyed {
-            starts[usize::from(*key) + 1] += 1;
-        }
-        for i in 1..257 {
-            starts[i] += starts[i - 1];
-        }
-        let mut next = *starts;
-        let mut items = vec![0u32; keyed.len()];
-        for (key, position) in keyed {
-            let slot = &mut next[usize::from(*key)];
-            items[*slot as usize] = *position;
-            *slot += 1;
-        }
-        Buckets { starts, items }
+const WILDCARD: u32 = 1 << 31;
+const ANCHORED: u32 = 1 << 30;
+const HEAD_LEN: u32 = ANCHORED - 1;
+
+impl Entry {
+    fn head_len(self) -> usize {
+        (self.head & HEAD_LEN) as usize
     }
 
-    fn get(&self, key: u8) -> &[u32] {
-        let key = usize::from(key);
-        self.items
-            .get(self.starts[key] as usize..self.starts[key + 1] as usize)
-            .unwrap_or_default()
+    fn wildcard(self) -> bool {
+        self.head & WILDCARD != 0
+    }
+
+    fn anchored(self) -> bool {
+        self.head & ANCHORED != 0
+    }
+
+    /// Which bits of a path's first eight bytes the fingerprint compares.
+    fn mask(self) -> u64 {
+        match self.head_len() {
+            len if len >= 8 => u64::MAX,
+            len => (1u64 << (8 * len)) - 1,
+        }
     }
 }
 
-/// What matching needs beyond the rules themselves, built on the first check so that parsing
-/// alone never pays for it.
-///
-/// Per rule: its shape (wildcards, anchor), an eight-byte fingerprint of its literal head and a
-/// byte-presence filter. Large groups also get buckets, so a URL only tries the rules that can
-/// match it:
-/// - a rule whose literal head is `/` plus at least one byte can only match a path with the
-///   same second byte;
-/// - otherwise, an anchored rule can only match a path ending in its last byte;
-/// - the rest (`/`, `/*foo`, `*foo` ...) are always tried.
+/// The runs of candidates, in the order of the entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Run {
+    ByPair = 0,
+    BySecond = 1,
+    ByLast = 2,
+    General = 3,
+}
+
+const RUNS: usize = 4;
+
+/// The bucket of a pair of bytes.
+fn pair(first: u8, second: u8) -> u8 {
+    first.wrapping_mul(31) ^ second
+}
+
+/// Which entries hold the rules keyed by each byte: a 256-bit presence map and the start of
+/// each present key's entries (ranked by the map), so an absent key costs one bit test.
+#[derive(Debug, Clone, Default)]
+struct Directory {
+    present: [u64; 4],
+    /// `starts[rank]..starts[rank + 1]`: the entries of the key of that rank.
+    starts: Box<[u32]>,
+}
+
+impl Directory {
+    /// A directory over `counts` (entries per key), whose entries start at `offset`.
+    fn build(counts: &[u32; 256], offset: usize) -> Directory {
+        let mut present = [0u64; 4];
+        let mut starts = vec![to_u32(offset)];
+        let mut next = offset;
+        for (key, &count) in counts.iter().enumerate() {
+            if count > 0 {
+                present[key >> 6] |= 1 << (key & 63);
+                next += count as usize;
+                starts.push(to_u32(next));
+            }
+        }
+        Directory {
+            present,
+            starts: starts.into_boxed_slice(),
+        }
+    }
+
+    fn get(&self, key: u8) -> Range<usize> {
+        let word = usize::from(key >> 6);
+        let bit = 1u64 << (key & 63);
+        if self.present[word] & bit == 0 {
+            return 0..0;
+        }
+        let below: u32 = self.present[..word].iter().map(|w| w.count_ones()).sum();
+        let rank = (below + (self.present[word] & (bit - 1)).count_ones()) as usize;
+        match (self.starts.get(rank), self.starts.get(rank + 1)) {
+            (Some(&start), Some(&end)) => start as usize..end as usize,
+            _ => 0..0,
+        }
+    }
+}
+
+fn to_u32(value: usize) -> u32 {
+    u32::try_from(value).unwrap_or(u32::MAX)
+}
+
+/// What matching needs beyond the stored rules; see the module documentation.
 #[derive(Debug, Clone)]
 pub(crate) struct Index {
-    matchers: Vec<Matcher>,
-    buckets: Option<(Buckets, Buckets)>,
-    /// Rules tried for every URL (all of them when there are no buckets).
-    general: Vec<u32>,
+    /// The keyed runs, then the general run.
+    entries: Box<[Entry]>,
+    by_pair: Directory,
+    by_second: Directory,
+    by_last: Directory,
+    /// `entries[general..]` are tried for every path.
+    general: usize,
+    /// [`byte_set`] of each rule of `entries[general..]` that has a `*` (0 for the others).
+    needs: Box<[u64]>,
 }
 
-/// What matching one rule needs, in one record so a candidate costs one cache line.
-#[derive(Debug, Clone, Copy)]
-struct Matcher {
-    /// Up to the first eight bytes of the literal head: most non-matches are turned away
-    /// without touching the rule text.
-    head: Fingerprint,
-    /// [`byte_set`] of a wildcard rule's literal bytes (0 for literal rules, which the head and
-    /// one comparison settle).
-    needs: u64,
-    /// [`CompactRule::order_key`].
-    order: u64,
-    /// The canonical body in the arena.
-    body: (u32, u32),
-    shape: Shape,
-    /// A literal rule of at most eight bytes: `head` is the whole pattern.
-    head_is_pattern: bool,
+/// Where a rule goes: its run and its key there.
+fn placement(body: &[u8], head_len: usize, anchored: bool) -> (Run, u8) {
+    match body {
+        [b'/', second, third, ..] if head_len >= 3 => (Run::ByPair, pair(*second, *third)),
+        [b'/', second, ..] if head_len >= 2 => (Run::BySecond, *second),
+        [.., last] if anchored && *last != b'*' => (Run::ByLast, *last),
+        _ => (Run::General, 0),
+    }
 }
 
-impl Matcher {
-    fn of(rule: &CompactRule, body: &[u8]) -> Matcher {
-        let shape = Shape::of_body(body, rule.anchored);
-        Matcher {
-            shape,
-            order: rule.order_key(),
-            body: rule.body,
-            head: Fingerprint::of(body, shape.head_len(body)),
-            head_is_pattern: !shape.has_wildcard() && body.len() <= 8,
-            needs: if shape.has_wildcard() {
-                byte_set(body)
-            } else {
-                0
-            },
+/// Sorts placed entries by run and key (a counting sort, keeping file order within a bucket):
+/// the entries, the directories of the three keyed runs, and where the general run starts.
+fn bucket(placed: Vec<(Run, u8, Entry)>) -> (Box<[Entry]>, [Directory; 3], usize) {
+    let mut counts = [[0u32; 256]; RUNS];
+    for (run, key, _) in &placed {
+        counts[*run as usize][usize::from(*key)] += 1;
+    }
+    let mut next = [[0u32; 256]; RUNS];
+    let mut total = 0u32;
+    for (run, run_counts) in counts.iter().enumerate() {
+        for (key, &count) in run_counts.iter().enumerate() {
+            next[run][key] = total;
+            total += count;
         }
     }
+    let general = next[Run::General as usize][0] as usize;
+    let directories = [Run::ByPair, Run::BySecond, Run::ByLast]
+        .map(|run| Directory::build(&counts[run as usize], next[run as usize][0] as usize));
+    let filler = Entry {
+        fingerprint: 0,
+        rule: 0,
+        head: 0,
+    };
+    let mut entries = vec![filler; placed.len()];
+    for (run, key, entry) in placed {
+        let slot = &mut next[run as usize][usize::from(key)];
+        if let Some(place) = entries.get_mut(*slot as usize) {
+            *place = entry;
+        }
+        *slot += 1;
+    }
+    (entries.into_boxed_slice(), directories, general)
 }
 
 impl Index {
     pub(crate) fn build(store: &RuleStore) -> Index {
-        let rules = store.rules();
-        let matchers: Vec<Matcher> = rules
-            .iter()
-            .map(|rule| Matcher::of(rule, store.body(rule)))
-            .collect();
-        let all = || (0..rules.len()).map(|position| u32::try_from(position).unwrap_or(u32::MAX));
-        if rules.len() <= BUCKET_THRESHOLD {
-            return Index {
-                matchers,
-                buckets: None,
-                general: all().collect(),
+        let arena = store.arena();
+        let bucketed = store.len() > BUCKET_THRESHOLD;
+        let mut placed = Vec::with_capacity(store.len());
+        for position in 0..store.len() {
+            let (start, end) = store.span(position);
+            let canonical = arena.get(start..end).unwrap_or_default();
+            let (body, anchored) = match canonical.split_last() {
+                Some((b'$', body)) => (body, true),
+                _ => (canonical, false),
             };
+            let star = body.iter().position(|&b| b == b'*');
+            let head_len = star.unwrap_or(body.len());
+            let (run, key) = match bucketed {
+                true => placement(body, head_len, anchored),
+                false => (Run::General, 0),
+            };
+            let flags =
+                if star.is_some() { WILDCARD } else { 0 } | if anchored { ANCHORED } else { 0 };
+            let entry = Entry {
+                fingerprint: first_eight(arena.get(start..).unwrap_or_default()),
+                rule: to_u32(position),
+                head: to_u32(head_len).min(HEAD_LEN) | flags,
+            };
+            placed.push((run, key, entry));
         }
-        let mut by_second = Vec::new();
-        let mut by_last = Vec::new();
-        let mut general = Vec::new();
-        for (position, (rule, matcher)) in all().zip(rules.iter().zip(&matchers)) {
-            let body = store.body(rule);
-            match body {
-                [b'/', second, ..] if matcher.shape.head_len(body) >= 2 => {
-                    by_second.push((*second, position))
-                }
-                [.., last] if rule.anchored && *last != b'*' => by_last.push((*last, position)),
-                _ => general.push(position),
-            }
-        }
+        let (entries, directories, general) = if bucketed {
+            bucket(placed)
+        } else {
+            // Small groups: every rule is tried, in file order.
+            let entries = placed.into_iter().map(|(_, _, entry)| entry).collect();
+            (entries, Default::default(), 0)
+        };
+        let needs = entries[general..]
+            .iter()
+            .map(|entry| match entry.wildcard() {
+                true => byte_set(store.body(entry.rule as usize)),
+                false => 0,
+            })
+            .collect();
+        let [by_pair, by_second, by_last] = directories;
         Index {
-            matchers,
-            buckets: Some((Buckets::build(&by_second), Buckets::build(&by_last))),
+            entries,
+            by_pair,
+            by_second,
+            by_last,
             general,
+            needs,
         }
     }
 
     /// The position in `store` of the best-ranked rule that matches the canonical `path`.
     pub(crate) fn best(&self, store: &RuleStore, path: &[u8]) -> Option<usize> {
-        let mut best: Option<(u64, usize)> = None;
-        let prefix = Fingerprint::of(path, 8).bytes;
-        // Only wildcard rules need the path's byte set: worked out once, when first needed.
-        let mut has: Option<u64> = None;
-        let canonical = store.canonical();
-        let mut consider = |position: u32| {
-            let position = position as usize;
-            let Some(matcher) = self.matchers.get(position) else {
-                return;
-            };
-            if !matcher.head.admits(prefix)
-                || best.is_some_and(|(best_key, _)| matcher.order >= best_key)
-            {
-                return;
-            }
-            if matcher.needs != 0
-                && matcher.needs & !*has.get_or_insert_with(|| byte_set(path)) != 0
-            {
-                return;
-            }
-            if matcher.matches(canonical, path) {
-                best = Some((matcher.order, position));
-            }
+        let mut search = Search {
+            store,
+            path,
+            prefix: first_eight(path),
+            has: None,
+            best: None,
         };
-        if let Some((by_second_byte, by_last_byte)) = &self.buckets {
-            if let [b'/', second, ..] = path {
-                by_second_byte
-                    .get(*second)
-                    .iter()
-                    .copied()
-                    .for_each(&mut consider);
+        if let [b'/', second, rest @ ..] = path {
+            if let Some(third) = rest.first() {
+                search.run(&self.entries, self.by_pair.get(pair(*second, *third)), &[]);
             }
-            if let Some(last) = path.last() {
-                by_last_byte
-                    .get(*last)
-                    .iter()
-                    .copied()
-                    .for_each(&mut consider);
-            }
+            search.run(&self.entries, self.by_second.get(*second), &[]);
         }
-        self.general.iter().copied().for_each(&mut consider);
-        best.map(|(_, position)| position)
+        if let Some(last) = path.last() {
+            search.run(&self.entries, self.by_last.get(*last), &[]);
+        }
+        search.run(&self.entries, self.general..self.entries.len(), &self.needs);
+        search.best.map(|(_, position)| position)
     }
 }
 
-impl Matcher {
-    /// Whether the rule matches `path`, once its fingerprint has admitted it.
-    fn matches(&self, canonical: &[u8], path: &[u8]) -> bool {
-        if self.head_is_pattern {
-            // The fingerprint already compared the whole pattern.
-            return !self.shape.anchored || path.len() == (self.body.1 - self.body.0) as usize;
+/// One check in progress.
+struct Search<'a> {
+    store: &'a RuleStore,
+    path: &'a [u8],
+    /// The path's first eight bytes in a word, to compare literal heads a word at a time.
+    prefix: u64,
+    /// The path's [`byte_set`], worked out when a wildcard rule first needs it.
+    has: Option<u64>,
+    /// Order key and store position of the best match so far.
+    best: Option<(u64, usize)>,
+}
+
+impl Search<'_> {
+    /// Tries `entries[range]`, keeping the best match. `needs` holds byte sets of
+    /// `entries[range.start..]` when the run has them.
+    fn run(&mut self, entries: &[Entry], range: Range<usize>, needs: &[u64]) {
+        for (offset, entry) in entries.get(range).unwrap_or_default().iter().enumerate() {
+            // Most candidates are turned away here, by their first eight bytes.
+            if (self.prefix ^ entry.fingerprint) & entry.mask() != 0 {
+                continue;
+            }
+            let need = needs.get(offset).copied().unwrap_or(0);
+            if need != 0 && need & !*self.has.get_or_insert_with(|| byte_set(self.path)) != 0 {
+                continue;
+            }
+            let position = entry.rule as usize;
+            let order = self.store.order_key(position);
+            if self.best.is_some_and(|(best, _)| order >= best) {
+                continue;
+            }
+            if self.matches(*entry) {
+                self.best = Some((order, position));
+            }
         }
-        let body = canonical
-            .get(self.body.0 as usize..self.body.1 as usize)
-            .unwrap_or_default();
-        pattern::matches(body, self.shape, path)
     }
+
+    /// Whether the rule of `entry`, whose fingerprint admitted the path, matches it.
+    fn matches(&self, entry: Entry) -> bool {
+        let head_len = entry.head_len();
+        if self.path.len() < head_len {
+            return false;
+        }
+        let body = self.store.body(entry.rule as usize);
+        if !entry.wildcard() {
+            // Up to eight bytes, the fingerprint was the whole comparison.
+            return (head_len <= 8 || self.path.starts_with(body))
+                && (!entry.anchored() || self.path.len() == body.len());
+        }
+        pattern::matches(body, Shape::of_body(body, entry.anchored()), self.path)
+    }
+}
+
+/// The first eight bytes of `text` in a word (zero-padded).
+fn first_eight(text: &[u8]) -> u64 {
+    if let Some(bytes) = text.first_chunk::<8>() {
+        return u64::from_le_bytes(*bytes);
+    }
+    // Shorter: byte by byte, rather than a variable-length copy (a call to memcpy).
+    text.iter()
+        .rev()
+        .fold(0, |word, &byte| word << 8 | u64::from(byte))
 }
 
 /// A 64-bit summary of which bytes occur in a text (byte value modulo 64): a rule needing a

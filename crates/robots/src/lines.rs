@@ -138,6 +138,134 @@ pub(crate) struct Line<'a> {
     pub(crate) directive: Directive<'a>,
 }
 
+/// A field recognised without searching for the colon.
+#[derive(Debug, Clone, Copy)]
+enum Field {
+    Disallow,
+    Allow,
+    UserAgent,
+    Sitemap,
+    CrawlDelay,
+}
+
+impl Field {
+    fn directive(self, value: &[u8]) -> Directive<'_> {
+        match self {
+            Field::Disallow => Directive::Disallow(value),
+            Field::Allow => Directive::Allow(value),
+            Field::UserAgent => Directive::UserAgent(value),
+            Field::Sitemap => Directive::Sitemap(value),
+            Field::CrawlDelay => Directive::CrawlDelay(value),
+        }
+    }
+}
+
+/// A field name, prepared to be compared with the start of a line a word at a time.
+struct Name {
+    field: Field,
+    len: usize,
+    /// The first eight bytes of the name, lower case (zero-padded).
+    word: u64,
+    /// Which bits of the line's first eight bytes count: the bytes of the name.
+    mask: u64,
+    /// `0x20` at the name's letters: OR-ing it into a byte lowers a letter, and only a letter
+    /// can become a lower-case letter that way, so `-` is compared exactly.
+    fold: u64,
+    /// The name past eight bytes.
+    tail: &'static [u8],
+}
+
+impl Name {
+    const fn new(name: &'static [u8], field: Field) -> Name {
+        let mut word = [0u8; 8];
+        let mut fold = [0u8; 8];
+        let mut mask = [0u8; 8];
+        let mut i = 0;
+        while i < name.len() && i < 8 {
+            word[i] = name[i];
+            mask[i] = 0xFF;
+            if name[i].is_ascii_alphabetic() {
+                fold[i] = 0x20;
+            }
+            i += 1;
+        }
+        let tail = match name.split_at_checked(i) {
+            Some((_, tail)) => tail,
+            None => &[],
+        };
+        Name {
+            field,
+            len: name.len(),
+            word: u64::from_le_bytes(word),
+            mask: u64::from_le_bytes(mask),
+            fold: u64::from_le_bytes(fold),
+            tail,
+        }
+    }
+
+    /// Whether `line` starts with this name, in any case.
+    fn starts(&self, line: &[u8], first_eight: u64) -> bool {
+        line.len() >= self.len
+            && (first_eight | self.fold) & self.mask == self.word
+            && line
+                .get(8..self.len)
+                .is_none_or(|tail| tail.eq_ignore_ascii_case(self.tail))
+    }
+}
+
+/// The fields recognised without searching for the colon.
+const KNOWN_FIELDS: [Name; 5] = [
+    Name::new(b"disallow", Field::Disallow),
+    Name::new(b"allow", Field::Allow),
+    Name::new(b"user-agent", Field::UserAgent),
+    Name::new(b"sitemap", Field::Sitemap),
+    Name::new(b"crawl-delay", Field::CrawlDelay),
+];
+
+/// The first eight bytes of `text` in a word (zero-padded).
+fn first_eight(text: &[u8]) -> u64 {
+    if let Some(bytes) = text.first_chunk::<8>() {
+        return u64::from_le_bytes(*bytes);
+    }
+    // Shorter: byte by byte, rather than a variable-length copy (a call to memcpy).
+    text.iter()
+        .rev()
+        .fold(0, |word, &byte| word << 8 | u64::from(byte))
+}
+
+/// Where the value of a line that starts with a known field name starts (after the colon),
+/// and which field; `None` for any other line, which the general path reads.
+fn known_field(line: &[u8]) -> Option<(usize, Field)> {
+    let first = line.first()? | 0x20;
+    let name = KNOWN_FIELDS.iter().find(|name| name.word as u8 == first)?;
+    if !name.starts(line, first_eight(line)) {
+        return None;
+    }
+    let mut at = name.len;
+    while matches!(line.get(at), Some(b' ' | b'\t')) {
+        at += 1;
+    }
+    (line.get(at) == Some(&b':')).then_some((at + 1, name.field))
+}
+
+/// Reads a value from `from` to its end: where the trimmed value starts and ends, and where
+/// the line ends.
+fn scan_value(rest: &[u8], mut from: usize) -> (usize, usize, usize) {
+    while matches!(rest.get(from), Some(b' ' | b'\t' | b'\x0B' | b'\x0C')) {
+        from += 1;
+    }
+    let stop = find_value_end(rest.get(from..).unwrap_or_default())
+        .map_or(rest.len(), |offset| from + offset);
+    let mut value_end = stop;
+    while value_end > from && is_space(rest[value_end - 1]) {
+        value_end -= 1;
+    }
+    let line_end = match rest.get(stop) {
+        Some(b'#') => line_end(rest, stop),
+        _ => stop,
+    };
+    (from, value_end, line_end)
+}
 const LOW_BITS: u64 = 0x0101_0101_0101_0101;
 const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
 
@@ -174,6 +302,29 @@ fn find_any(text: &[u8], needles: [u8; 4]) -> Option<usize> {
         .remainder()
         .iter()
         .position(|byte| needles.contains(byte))
+        .map(|position| offset + position)
+}
+
+/// The first `#`, CR or LF in `text`: [`find_any`] with the three needles that end a value.
+#[inline(always)]
+fn find_value_end(text: &[u8]) -> Option<usize> {
+    let [hash, cr, lf] = [b'#', b'\r', b'\n'].map(|needle| LOW_BITS * u64::from(needle));
+    let mut chunks = text.chunks_exact(8);
+    let mut offset = 0;
+    for chunk in &mut chunks {
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(chunk);
+        let word = u64::from_le_bytes(bytes);
+        let found = zero_bytes(word ^ hash) | zero_bytes(word ^ cr) | zero_bytes(word ^ lf);
+        if found != 0 {
+            return Some(offset + (found.trailing_zeros() / 8) as usize);
+        }
+        offset += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|byte| matches!(byte, b'#' | b'\r' | b'\n'))
         .map(|position| offset + position)
 }
 
@@ -236,8 +387,37 @@ impl<'a> Iterator for Directives<'a> {
             return None;
         }
         self.number += 1;
+        let (end, directive) = match known_field(rest) {
+            Some((value_start, field)) => {
+                let (from, value_end, end) = scan_value(rest, value_start);
+                (end, field.directive(&rest[from..value_end]))
+            }
+            None => general_line(rest),
+        };
+        let line = &rest[..end];
+        let skip = match (rest.get(end), rest.get(end + 1)) {
+            (Some(b'\r'), Some(b'\n')) => 2,
+            (Some(_), _) => 1,
+            (None, _) => 0,
+        };
+        let start = self.offset;
+        self.rest = &rest[end + skip..];
+        self.offset += end + skip;
+        Some(Line {
+            number: self.number,
+            start,
+            raw: line,
+            directive,
+        })
+    }
+}
+
+/// Reads a line that does not start with a known field name: the end of its text and what it
+/// says.
+fn general_line(rest: &[u8]) -> (usize, Directive<'_>) {
+    {
         let stop = find_any(rest, [b':', b'#', b'\r', b'\n']).unwrap_or(rest.len());
-        let (end, directive) = match rest.get(stop) {
+        match rest.get(stop) {
             None | Some(b'\r' | b'\n') => (stop, no_colon(&rest[..stop])),
             Some(b'#') => (line_end(rest, stop), no_colon(&rest[..stop])),
             Some(_colon) => {
@@ -255,22 +435,7 @@ impl<'a> Iterator for Directives<'a> {
                     }
                 }
             }
-        };
-        let line = &rest[..end];
-        let skip = match (rest.get(end), rest.get(end + 1)) {
-            (Some(b'\r'), Some(b'\n')) => 2,
-            (Some(_), _) => 1,
-            (None, _) => 0,
-        };
-        let start = self.offset;
-        self.rest = &rest[end + skip..];
-        self.offset += end + skip;
-        Some(Line {
-            number: self.number,
-            start,
-            raw: line,
-            directive,
-        })
+        }
     }
 }
 

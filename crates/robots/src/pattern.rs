@@ -45,16 +45,6 @@ impl Shape {
             specificity: to_u32(body.len() + usize::from(anchored)),
         }
     }
-
-    /// Whether the pattern has a `*`.
-    pub(crate) fn has_wildcard(&self) -> bool {
-        self.stars.is_some()
-    }
-
-    /// Length of the literal text before the first `*`.
-    pub(crate) fn head_len(&self, body: &[u8]) -> usize {
-        self.stars.map_or(body.len(), |(first, _)| first as usize)
-    }
 }
 
 /// Whether canonical `path` matches the canonical pattern `body` of this `shape`.

@@ -40,9 +40,10 @@ pub struct Rule {
     pub kind: RuleKind,
     /// The path pattern as written (comment and surrounding whitespace removed).
     pub pattern: String,
-    /// The canonical pattern without its anchor.
+    /// The canonical pattern without its anchor, when it differs from `pattern` (most
+    /// patterns are written canonically, and then `pattern` serves, saving an allocation).
     #[cfg_attr(feature = "serde", serde(skip))]
-    body: Box<[u8]>,
+    canonical_body: Option<Box<[u8]>>,
     #[cfg_attr(feature = "serde", serde(skip))]
     shape: Shape,
 }
@@ -50,8 +51,20 @@ pub struct Rule {
 impl Rule {
     /// Compiles a rule value that starts with `/` or `*`.
     pub(crate) fn new(line: usize, kind: RuleKind, value: &[u8]) -> Rule {
-        let mut canonical = Vec::with_capacity(value.len());
-        push_canonical_pattern(value, &mut canonical);
+        if canon::is_canonical(value, Side::Pattern) {
+            // Canonical text is ASCII.
+            let pattern = String::from_utf8_lossy(value).into_owned();
+            let (shape, _) = Shape::of(value);
+            return Rule {
+                line,
+                kind,
+                pattern,
+                canonical_body: None,
+                shape,
+            };
+        }
+        let mut canonical = Vec::with_capacity(value.len() + 8);
+        canon::canonicalize_into(value, Side::Pattern, &mut canonical);
         Rule::from_canonical(
             line,
             kind,
@@ -68,19 +81,35 @@ impl Rule {
         mut canonical: Vec<u8>,
     ) -> Rule {
         let (shape, body_len) = Shape::of(&canonical);
-        canonical.truncate(body_len);
+        let canonical_body = (canonical != pattern.as_bytes()).then(|| {
+            canonical.truncate(body_len);
+            canonical.into_boxed_slice()
+        });
         Rule {
             line,
             kind,
             pattern,
-            body: canonical.into_boxed_slice(),
+            canonical_body,
             shape,
         }
     }
 
+    /// Whether the pattern was written in canonical form (and so is ASCII, with no literal
+    /// `$`).
+    pub(crate) fn written_canonically(&self) -> bool {
+        self.canonical_body.is_none()
+    }
+
     /// The canonical pattern without its anchor.
     pub(crate) fn body(&self) -> &[u8] {
-        &self.body
+        match &self.canonical_body {
+            Some(body) => body,
+            None => {
+                let pattern = self.pattern.as_bytes();
+                let anchor = usize::from(self.shape.anchored);
+                pattern.get(..pattern.len() - anchor).unwrap_or_default()
+            }
+        }
     }
 
     /// Whether the pattern ends in the `$` anchor.
@@ -90,7 +119,7 @@ impl Rule {
 
     /// The pattern in the canonical percent-encoded form it is matched in.
     pub fn canonical_pattern(&self) -> String {
-        canonical_text(&self.body, self.shape.anchored)
+        canonical_text(self.body(), self.shape.anchored)
     }
 
     /// The rule's specificity: the length of its canonical pattern.
@@ -107,7 +136,7 @@ impl Rule {
     /// [`Rule::matches`], saying why a URL cannot be checked.
     pub fn try_matches(&self, url: &str) -> Result<bool, TargetError> {
         target::with_canonical_target(url.as_bytes(), |path| {
-            pattern::matches(&self.body, self.shape, path)
+            pattern::matches(self.body(), self.shape, path)
         })
     }
 }
@@ -130,12 +159,15 @@ pub struct EmptyRule {
     pub kind: RuleKind,
 }
 
-/// Appends the canonical form of a rule value to `out`, copying it as it is when it already is.
-pub(crate) fn push_canonical_pattern(value: &[u8], out: &mut Vec<u8>) {
+/// Appends the canonical form of a rule value to `out`, copying it as it is when it already
+/// is; says whether it already was.
+pub(crate) fn push_canonical_pattern(value: &[u8], out: &mut Vec<u8>) -> bool {
     if canon::is_canonical(value, Side::Pattern) {
         out.extend_from_slice(value);
+        true
     } else {
         canon::canonicalize_into(value, Side::Pattern, out);
+        false
     }
 }
 

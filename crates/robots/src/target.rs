@@ -34,6 +34,17 @@ fn path_and_query(url: &[u8]) -> Result<&[u8], TargetError> {
     if url.first() == Some(&b'/') {
         return Ok(url);
     }
+    // The common case first: an http(s) URL, its scheme compared a word at a time (0x20
+    // lowers the scheme's letters; only a letter becomes a lower-case letter that way).
+    let word = first_eight(url);
+    let fold = u64::from_le_bytes([0x20, 0x20, 0x20, 0x20, 0x20, 0, 0, 0]);
+    if url.len() >= 8 && word | fold == u64::from_le_bytes(*b"https://") {
+        return Ok(after_authority(&url[8..]));
+    }
+    let seven = (1u64 << 56) - 1;
+    if url.len() >= 7 && (word | fold) & seven == u64::from_le_bytes(*b"http://\0") {
+        return Ok(after_authority(&url[7..]));
+    }
     let scheme_len = url
         .iter()
         .position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')))
@@ -47,14 +58,26 @@ fn path_and_query(url: &[u8]) -> Result<&[u8], TargetError> {
     if !scheme.eq_ignore_ascii_case(b"http") && !scheme.eq_ignore_ascii_case(b"https") {
         return Err(TargetError::UnsupportedScheme);
     }
-    let Some(after_scheme) = url[scheme_len + 1..].strip_prefix(b"//") else {
-        return Err(TargetError::MissingAuthority);
-    };
-    let authority_end = after_scheme
-        .iter()
-        .position(|&b| matches!(b, b'/' | b'?' | b'#'))
-        .unwrap_or(after_scheme.len());
-    Ok(&after_scheme[authority_end..])
+    match url[scheme_len + 1..].strip_prefix(b"//") {
+        Some(after_scheme) => Ok(after_authority(after_scheme)),
+        None => Err(TargetError::MissingAuthority),
+    }
+}
+
+/// What follows the authority at the start of `text`: the path, query and fragment.
+fn after_authority(text: &[u8]) -> &[u8] {
+    let authority_end = memchr::memchr3(b'/', b'?', b'#', text).unwrap_or(text.len());
+    &text[authority_end..]
+}
+
+/// The first eight bytes of `text` in a word (zero-padded).
+fn first_eight(text: &[u8]) -> u64 {
+    if let Some(bytes) = text.first_chunk::<8>() {
+        return u64::from_le_bytes(*bytes);
+    }
+    text.iter()
+        .rev()
+        .fold(0, |word, &byte| word << 8 | u64::from(byte))
 }
 
 /// Extracts the path and query of `url`, canonicalises them and hands them to `f`.
@@ -65,6 +88,10 @@ pub(crate) fn with_canonical_target<T>(
     f: impl FnOnce(&[u8]) -> T,
 ) -> Result<T, TargetError> {
     let target = path_and_query(url)?;
+    // Canonical URL text has no `#`: most URLs pass this one check and are used as they are.
+    if target.first() == Some(&b'/') && canon::is_canonical(target, Side::Url) {
+        return Ok(f(target));
+    }
     let target = match memchr::memchr(b'#', target) {
         Some(fragment) => &target[..fragment],
         None => target,
@@ -82,11 +109,8 @@ pub(crate) fn with_canonical_target<T>(
 
 /// Whether a canonical target is `/robots.txt` itself (any query).
 pub(crate) fn is_robots_txt(path: &[u8]) -> bool {
-    let path_only = match memchr::memchr(b'?', path) {
-        Some(query) => &path[..query],
-        None => path,
-    };
-    path_only == b"/robots.txt"
+    const ROBOTS_TXT: &[u8] = b"/robots.txt";
+    path.starts_with(ROBOTS_TXT) && matches!(path.get(ROBOTS_TXT.len()), None | Some(b'?'))
 }
 
 #[cfg(test)]

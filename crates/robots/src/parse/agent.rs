@@ -3,7 +3,7 @@
 use super::{usable_pattern, walk, Opening, Sink};
 use crate::agent::AgentRules;
 use crate::decision::GroupSelection;
-use crate::lines::{self, Directive, Product};
+use crate::lines::{self, Directive, Line, Product};
 use crate::rule::{CrawlDelay, RuleKind};
 use crate::store::RuleStoreBuilder;
 use crate::tokens::ProductTokens;
@@ -46,14 +46,14 @@ impl<'a> Sink<'a> for AgentSink<'_> {
         }
     }
 
-    fn rule(&mut self, line: usize, _raw: &'a [u8], kind: RuleKind, value: &'a [u8]) {
+    fn rule(&mut self, line: &Line<'a>, kind: RuleKind, value: &'a [u8]) {
         if self.current == 0 || usable_pattern(value).is_err() {
             return;
         }
         let mut groups = self.current;
         while groups != 0 {
             let index = groups.trailing_zeros() as usize;
-            self.buckets[index].rules.push(line, kind, value);
+            self.buckets[index].rules.push(line.number, kind, value);
             groups &= groups - 1;
         }
     }

@@ -5,7 +5,6 @@ use crate::diagnostics::{Diagnostic, DiagnosticKind};
 use crate::file::{Group, RobotsTxt, Sitemap, UserAgent, UserAgentProduct};
 use crate::lines::{self, Bom, Directive, Line, Product};
 use crate::rule::{CrawlDelay, EmptyRule, Rule, RuleKind};
-use crate::store::line_u32;
 
 #[derive(Default)]
 struct FullSink {
@@ -61,7 +60,8 @@ impl FullSink {
 
 impl<'a> Sink<'a> for FullSink {
     fn line(&mut self, line: &Line<'a>) {
-        self.line_starts.push(line_u32(line.start));
+        self.line_starts
+            .push(u32::try_from(line.start).unwrap_or(u32::MAX));
         if std::str::from_utf8(line.raw).is_err() {
             self.report(line.number, DiagnosticKind::InvalidUtf8, line.raw);
         }
@@ -96,7 +96,8 @@ impl<'a> Sink<'a> for FullSink {
         }
     }
 
-    fn rule(&mut self, line: usize, raw: &'a [u8], kind: RuleKind, value: &'a [u8]) {
+    fn rule(&mut self, line: &Line<'a>, kind: RuleKind, value: &'a [u8]) {
+        let (line, raw) = (line.number, line.raw);
         match usable_pattern(value) {
             Err(Unusable::Empty) => {
                 self.report(line, DiagnosticKind::EmptyRule, raw);
@@ -106,16 +107,19 @@ impl<'a> Sink<'a> for FullSink {
             }
             Err(Unusable::NotAPath) => self.report(line, DiagnosticKind::PatternNotAPath, raw),
             Ok(()) => {
-                if let Some(dollar) = memchr::memchr(b'$', value) {
-                    if dollar + 1 < value.len() {
-                        self.report(line, DiagnosticKind::DollarInPattern, raw);
+                let rule = Rule::new(line, kind, value);
+                if !rule.written_canonically() {
+                    if let Some(dollar) = memchr::memchr(b'$', value) {
+                        if dollar + 1 < value.len() {
+                            self.report(line, DiagnosticKind::DollarInPattern, raw);
+                        }
+                    }
+                    if !value.is_ascii() {
+                        self.report(line, DiagnosticKind::NonAsciiPattern, raw);
                     }
                 }
-                if !value.is_ascii() {
-                    self.report(line, DiagnosticKind::NonAsciiPattern, raw);
-                }
                 if let Some(group) = self.groups.last_mut() {
-                    group.rules.push(Rule::new(line, kind, value));
+                    group.rules.push(rule);
                 }
             }
         }

@@ -26,7 +26,7 @@ trait Sink<'a> {
     /// A user-agent line.
     fn user_agent(&mut self, line: usize, raw: &'a [u8], value: &'a [u8], opening: Opening);
     /// An allow or disallow line inside a group.
-    fn rule(&mut self, line: usize, raw: &'a [u8], kind: RuleKind, value: &'a [u8]);
+    fn rule(&mut self, line: &Line<'a>, kind: RuleKind, value: &'a [u8]);
     /// A crawl-delay line inside a group.
     fn crawl_delay(&mut self, line: usize, raw: &'a [u8], value: &'a [u8]);
     /// Everything else, including rules and delays outside any group.
@@ -81,7 +81,7 @@ fn walk<'a>(body: &'a [u8], sink: &mut impl Sink<'a>) {
                     Directive::Allow(_) => RuleKind::Allow,
                     _ => RuleKind::Disallow,
                 };
-                sink.rule(number, raw, kind, value);
+                sink.rule(&line, kind, value);
                 state.collecting_agents = false;
                 state.closing_delay = None;
             }
