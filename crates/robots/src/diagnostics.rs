@@ -20,10 +20,15 @@ impl Diagnostic {
     pub const MAX_TEXT_CHARS: usize = 200;
 
     pub(crate) fn new(line: usize, kind: DiagnosticKind, raw: &[u8]) -> Diagnostic {
-        let text: String = String::from_utf8_lossy(raw)
-            .chars()
-            .take(Self::MAX_TEXT_CHARS)
-            .collect();
+        // Up to MAX_TEXT_CHARS bytes are at most that many characters: no need to count.
+        let text = if raw.len() <= Self::MAX_TEXT_CHARS {
+            crate::lines::lossy_string(raw)
+        } else {
+            String::from_utf8_lossy(raw)
+                .chars()
+                .take(Self::MAX_TEXT_CHARS)
+                .collect()
+        };
         Diagnostic { line, kind, text }
     }
 }

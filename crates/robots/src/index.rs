@@ -10,9 +10,9 @@
 //!
 //! A check tries the four runs a path selects and keeps the best-ranked match (most specific,
 //! allow before disallow, file order). Small groups keep all their rules in the last run. Per
-//! rule the index holds 16 bytes (the store position, the literal head's length and its first
-//! eight bytes, which turn most candidates away without touching the patterns), plus a 64-bit
-//! byte-presence filter for the wildcard rules tried for every path.
+//! rule the index holds 24 bytes (the store position, its rank, the literal head's length and
+//! its first eight bytes, which turn most candidates away without touching the patterns), plus
+//! a 64-bit byte-presence filter for the wildcard rules tried for every path.
 
 use std::ops::Range;
 
@@ -27,6 +27,8 @@ const BUCKET_THRESHOLD: usize = 8;
 struct Entry {
     /// The first eight bytes of the rule's canonical pattern (zero-padded).
     fingerprint: u64,
+    /// [`RuleStore::order_key`]: smaller is better.
+    order: u64,
     /// Position in the store.
     rule: u32,
     /// Length of the literal text before the first `*` (the whole body without one), and in its
@@ -53,10 +55,8 @@ impl Entry {
 
     /// Which bits of a path's first eight bytes the fingerprint compares.
     fn mask(self) -> u64 {
-        match self.head_len() {
-            len if len >= 8 => u64::MAX,
-            len => (1u64 << (8 * len)) - 1,
-        }
+        let bits = 8 * self.head_len().min(8) as u32;
+        u64::MAX.checked_shr(64 - bits).unwrap_or(0)
     }
 }
 
@@ -68,8 +68,6 @@ enum Run {
     ByLast = 2,
     General = 3,
 }
-
-const RUNS: usize = 4;
 
 /// The bucket of a pair of bytes.
 fn pair(first: u8, second: u8) -> u8 {
@@ -86,16 +84,27 @@ struct Directory {
 }
 
 impl Directory {
-    /// A directory over `counts` (entries per key), whose entries start at `offset`.
-    fn build(counts: &[u32; 256], offset: usize) -> Directory {
+    /// A directory over `counts` (entries per key, 256 of them), whose entries start at
+    /// `offset`.
+    fn build(counts: &[u32], offset: usize) -> Directory {
         let mut present = [0u64; 4];
-        let mut starts = vec![to_u32(offset)];
-        let mut next = offset;
-        for (key, &count) in counts.iter().enumerate() {
-            if count > 0 {
-                present[key >> 6] |= 1 << (key & 63);
-                next += count as usize;
-                starts.push(to_u32(next));
+        for (word, chunk) in present.iter_mut().zip(counts.chunks_exact(64)) {
+            *word = chunk
+                .iter()
+                .rev()
+                .fold(0, |word, &count| word << 1 | u64::from(count > 0));
+        }
+        let keys: u32 = present.iter().map(|word| word.count_ones()).sum();
+        let mut starts = Vec::with_capacity(keys as usize + 1);
+        let mut next = to_u32(offset);
+        starts.push(next);
+        for (word_index, &word) in present.iter().enumerate() {
+            let mut word = word;
+            while word != 0 {
+                let key = word_index * 64 + word.trailing_zeros() as usize;
+                next += counts.get(key).copied().unwrap_or(0);
+                starts.push(next);
+                word &= word - 1;
             }
         }
         Directory {
@@ -147,32 +156,46 @@ fn placement(body: &[u8], head_len: usize, anchored: bool) -> (Run, u8) {
     }
 }
 
-/// Sorts placed entries by run and key (a counting sort, keeping file order within a bucket):
-/// the entries, the directories of the three keyed runs, and where the general run starts.
-fn bucket(placed: Vec<(Run, u8, Entry)>) -> (Box<[Entry]>, [Directory; 3], usize) {
-    let mut counts = [[0u32; 256]; RUNS];
-    for (run, key, _) in &placed {
-        counts[*run as usize][usize::from(*key)] += 1;
+/// The keyed runs, each with 256 keys, then the general run (one key): a rule's bucket.
+const BUCKETS: usize = 3 * 256 + 1;
+
+/// The bucket of a rule placed in `run` under `key`.
+fn bucket_of(run: Run, key: u8) -> usize {
+    match run {
+        Run::General => BUCKETS - 1,
+        keyed => keyed as usize * 256 + usize::from(key),
     }
-    let mut next = [[0u32; 256]; RUNS];
+}
+
+/// Sorts placed entries by bucket (a counting sort, keeping file order within a bucket): the
+/// entries, the directories of the three keyed runs, and where the general run starts.
+fn bucket(placed: Vec<(u16, Entry)>) -> (Box<[Entry]>, [Directory; 3], usize) {
+    let mut next = [0u32; BUCKETS];
+    for (bucket, _) in &placed {
+        next[usize::from(*bucket)] += 1;
+    }
+    // Counts become starts; the directories read the counts first.
+    let directories = [0, 1, 2].map(|run| {
+        let counts = &next[run * 256..(run + 1) * 256];
+        let offset: u32 = next[..run * 256].iter().sum();
+        Directory::build(counts, offset as usize)
+    });
     let mut total = 0u32;
-    for (run, run_counts) in counts.iter().enumerate() {
-        for (key, &count) in run_counts.iter().enumerate() {
-            next[run][key] = total;
-            total += count;
-        }
+    for slot in next.iter_mut() {
+        let count = *slot;
+        *slot = total;
+        total += count;
     }
-    let general = next[Run::General as usize][0] as usize;
-    let directories = [Run::ByPair, Run::BySecond, Run::ByLast]
-        .map(|run| Directory::build(&counts[run as usize], next[run as usize][0] as usize));
+    let general = next[BUCKETS - 1] as usize;
     let filler = Entry {
         fingerprint: 0,
+        order: 0,
         rule: 0,
         head: 0,
     };
     let mut entries = vec![filler; placed.len()];
-    for (run, key, entry) in placed {
-        let slot = &mut next[run as usize][usize::from(key)];
+    for (bucket, entry) in placed {
+        let slot = &mut next[usize::from(bucket)];
         if let Some(place) = entries.get_mut(*slot as usize) {
             *place = entry;
         }
@@ -195,24 +218,28 @@ impl Index {
             };
             let star = body.iter().position(|&b| b == b'*');
             let head_len = star.unwrap_or(body.len());
-            let (run, key) = match bucketed {
-                true => placement(body, head_len, anchored),
-                false => (Run::General, 0),
+            let bucket = match bucketed {
+                true => {
+                    let (run, key) = placement(body, head_len, anchored);
+                    bucket_of(run, key) as u16
+                }
+                false => 0,
             };
             let flags =
                 if star.is_some() { WILDCARD } else { 0 } | if anchored { ANCHORED } else { 0 };
             let entry = Entry {
                 fingerprint: first_eight(arena.get(start..).unwrap_or_default()),
+                order: store.order_key(position),
                 rule: to_u32(position),
                 head: to_u32(head_len).min(HEAD_LEN) | flags,
             };
-            placed.push((run, key, entry));
+            placed.push((bucket, entry));
         }
         let (entries, directories, general) = if bucketed {
             bucket(placed)
         } else {
             // Small groups: every rule is tried, in file order.
-            let entries = placed.into_iter().map(|(_, _, entry)| entry).collect();
+            let entries = placed.into_iter().map(|(_, entry)| entry).collect();
             (entries, Default::default(), 0)
         };
         let needs = entries[general..]
@@ -278,16 +305,14 @@ impl Search<'_> {
                 continue;
             }
             let need = needs.get(offset).copied().unwrap_or(0);
-            if need != 0 && need & !*self.has.get_or_insert_with(|| byte_set(self.path)) != 0 {
+            if need != 0 && need & !*self.has.get_or_insert_with(|| path_byte_set(self.path)) != 0 {
                 continue;
             }
-            let position = entry.rule as usize;
-            let order = self.store.order_key(position);
-            if self.best.is_some_and(|(best, _)| order >= best) {
+            if self.best.is_some_and(|(best, _)| entry.order >= best) {
                 continue;
             }
             if self.matches(*entry) {
-                self.best = Some((order, position));
+                self.best = Some((entry.order, entry.rule as usize));
             }
         }
     }
@@ -304,7 +329,9 @@ impl Search<'_> {
             return (head_len <= 8 || self.path.starts_with(body))
                 && (!entry.anchored() || self.path.len() == body.len());
         }
-        pattern::matches(body, Shape::of_body(body, entry.anchored()), self.path)
+        let last_star = memchr::memrchr(b'*', body).unwrap_or(head_len);
+        let shape = Shape::new(entry.anchored(), (head_len, last_star), body.len());
+        pattern::matches(body, shape, self.path)
     }
 }
 
@@ -317,6 +344,11 @@ fn first_eight(text: &[u8]) -> u64 {
     text.iter()
         .rev()
         .fold(0, |word, &byte| word << 8 | u64::from(byte))
+}
+
+/// [`byte_set`] of a canonical path, which never holds a raw `*`.
+fn path_byte_set(path: &[u8]) -> u64 {
+    path.iter().fold(0, |set, &b| set | 1 << (b & 63))
 }
 
 /// A 64-bit summary of which bytes occur in a text (byte value modulo 64): a rule needing a

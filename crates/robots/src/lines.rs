@@ -97,6 +97,15 @@ pub(crate) enum Directive<'a> {
     },
 }
 
+/// `bytes` as an owned string, invalid UTF-8 replaced. Valid UTF-8 (nearly all robots.txt
+/// text) takes the standard library's fast validation rather than the lossy decoder.
+pub(crate) fn lossy_string(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => text.to_owned(),
+        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+    }
+}
+
 fn is_space(byte: u8) -> bool {
     matches!(byte, b' ' | b'\t' | b'\x0B' | b'\x0C')
 }
@@ -235,6 +244,7 @@ fn first_eight(text: &[u8]) -> u64 {
 
 /// Where the value of a line that starts with a known field name starts (after the colon),
 /// and which field; `None` for any other line, which the general path reads.
+#[inline(always)]
 fn known_field(line: &[u8]) -> Option<(usize, Field)> {
     let first = line.first()? | 0x20;
     let name = KNOWN_FIELDS.iter().find(|name| name.word as u8 == first)?;
@@ -250,6 +260,7 @@ fn known_field(line: &[u8]) -> Option<(usize, Field)> {
 
 /// Reads a value from `from` to its end: where the trimmed value starts and ends, and where
 /// the line ends.
+#[inline(always)]
 fn scan_value(rest: &[u8], mut from: usize) -> (usize, usize, usize) {
     while matches!(rest.get(from), Some(b' ' | b'\t' | b'\x0B' | b'\x0C')) {
         from += 1;
@@ -333,6 +344,9 @@ fn find_value_end(text: &[u8]) -> Option<usize> {
 /// One pass per line: a short scalar scan over the field name to the colon, then one search
 /// for the comment or line end; cheaper than splitting lines first and reading them after.
 pub(crate) struct Directives<'a> {
+    /// When set, the values of rule, crawl-delay and sitemap lines are not read (they come
+    /// out empty): the one-crawler parse sets it while in a group it does not need.
+    pub(crate) skip_values: bool,
     rest: &'a [u8],
     number: usize,
     /// Offset of `rest` in the body.
@@ -342,6 +356,7 @@ pub(crate) struct Directives<'a> {
 impl<'a> Directives<'a> {
     pub(crate) fn new(body: &'a [u8]) -> Self {
         Directives {
+            skip_values: false,
             rest: body,
             number: 0,
             offset: 0,
@@ -381,6 +396,9 @@ fn no_colon(before_comment: &[u8]) -> Directive<'_> {
 impl<'a> Iterator for Directives<'a> {
     type Item = Line<'a>;
 
+    // Inlined into the parse loop: a line returned through memory from a call costs more
+    // than reading it.
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
         let rest = self.rest;
         if rest.is_empty() {
@@ -388,6 +406,11 @@ impl<'a> Iterator for Directives<'a> {
         }
         self.number += 1;
         let (end, directive) = match known_field(rest) {
+            Some((value_start, field))
+                if self.skip_values && !matches!(field, Field::UserAgent) =>
+            {
+                (line_end(rest, value_start), field.directive(b""))
+            }
             Some((value_start, field)) => {
                 let (from, value_end, end) = scan_value(rest, value_start);
                 (end, field.directive(&rest[from..value_end]))

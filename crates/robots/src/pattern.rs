@@ -32,6 +32,16 @@ impl Shape {
         (Shape::of_body(&canonical[..body_len], anchored), body_len)
     }
 
+    /// The shape of a pattern whose body of `len` bytes has its first and last `*` at `stars`.
+    pub(crate) fn new(anchored: bool, stars: (usize, usize), len: usize) -> Shape {
+        let to_u32 = |position: usize| u32::try_from(position).unwrap_or(u32::MAX);
+        Shape {
+            anchored,
+            stars: Some((to_u32(stars.0), to_u32(stars.1))),
+            specificity: to_u32(len + usize::from(anchored)),
+        }
+    }
+
     /// The shape of a canonical pattern given as its body and whether an anchor followed it.
     pub(crate) fn of_body(body: &[u8], anchored: bool) -> Shape {
         let to_u32 = |position: usize| u32::try_from(position).unwrap_or(u32::MAX);

@@ -4,6 +4,7 @@ use std::fmt;
 use std::time::Duration;
 
 use crate::canon::{self, Side};
+use crate::lines;
 use crate::pattern::{self, Shape};
 use crate::target::{self, TargetError};
 
@@ -53,7 +54,7 @@ impl Rule {
     pub(crate) fn new(line: usize, kind: RuleKind, value: &[u8]) -> Rule {
         if canon::is_canonical(value, Side::Pattern) {
             // Canonical text is ASCII.
-            let pattern = String::from_utf8_lossy(value).into_owned();
+            let pattern = lines::lossy_string(value);
             let (shape, _) = Shape::of(value);
             return Rule {
                 line,
@@ -65,12 +66,7 @@ impl Rule {
         }
         let mut canonical = Vec::with_capacity(value.len() + 8);
         canon::canonicalize_into(value, Side::Pattern, &mut canonical);
-        Rule::from_canonical(
-            line,
-            kind,
-            String::from_utf8_lossy(value).into_owned(),
-            canonical,
-        )
+        Rule::from_canonical(line, kind, lines::lossy_string(value), canonical)
     }
 
     /// A rule from its pattern as written and its canonical pattern (anchor included).

@@ -72,6 +72,10 @@ impl<'a> Sink<'a> for AgentSink<'_> {
     }
 
     fn other(&mut self, _line: usize, _raw: &'a [u8], _directive: Directive<'a>) {}
+
+    fn wants_values(&self) -> bool {
+        self.current != 0
+    }
 }
 
 impl AgentRules {

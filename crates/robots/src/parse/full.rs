@@ -8,6 +8,8 @@ use crate::rule::{CrawlDelay, EmptyRule, Rule, RuleKind};
 
 #[derive(Default)]
 struct FullSink {
+    /// The whole body is valid UTF-8, so no line needs checking.
+    valid_utf8: bool,
     groups: Vec<Group>,
     sitemaps: Vec<Sitemap>,
     diagnostics: Vec<Diagnostic>,
@@ -22,7 +24,7 @@ impl FullSink {
 
     /// What a user-agent value names, reporting what is odd about it.
     fn product(&mut self, line: usize, raw: &[u8], value: &[u8]) -> UserAgentProduct {
-        let lossy = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+        let lossy = lines::lossy_string;
         match lines::product(value) {
             Product::Global => {
                 if value.len() > 1 {
@@ -62,7 +64,7 @@ impl<'a> Sink<'a> for FullSink {
     fn line(&mut self, line: &Line<'a>) {
         self.line_starts
             .push(u32::try_from(line.start).unwrap_or(u32::MAX));
-        if std::str::from_utf8(line.raw).is_err() {
+        if !self.valid_utf8 && std::str::from_utf8(line.raw).is_err() {
             self.report(line.number, DiagnosticKind::InvalidUtf8, line.raw);
         }
     }
@@ -90,7 +92,7 @@ impl<'a> Sink<'a> for FullSink {
         if let Some(group) = self.groups.last_mut() {
             group.user_agents.push(UserAgent {
                 line,
-                value: String::from_utf8_lossy(value).into_owned(),
+                value: lines::lossy_string(value),
                 product,
             });
         }
@@ -148,12 +150,12 @@ impl<'a> Sink<'a> for FullSink {
             Directive::Blank | Directive::UserAgent(_) => return,
             Directive::MissingColon => DiagnosticKind::MissingColon,
             Directive::Unknown { field, .. } => DiagnosticKind::UnknownField {
-                field: String::from_utf8_lossy(field).into_owned(),
+                field: lines::lossy_string(field),
             },
             Directive::Allow(_) | Directive::Disallow(_) => DiagnosticKind::RuleOutsideGroup,
             Directive::CrawlDelay(_) => DiagnosticKind::CrawlDelayOutsideGroup,
             Directive::Sitemap(value) if is_absolute_http_url(value) => {
-                let url = String::from_utf8_lossy(value).into_owned();
+                let url = lines::lossy_string(value);
                 self.sitemaps.push(Sitemap { line, url });
                 return;
             }
@@ -183,7 +185,10 @@ impl RobotsTxt {
     /// fails: see [`RobotsTxt::diagnostics`] for what was ignored.
     pub fn parse(robots_txt: &[u8]) -> RobotsTxt {
         let prepared = lines::prepare(robots_txt);
-        let mut sink = FullSink::default();
+        let mut sink = FullSink {
+            valid_utf8: std::str::from_utf8(prepared.body).is_ok(),
+            ..FullSink::default()
+        };
         match prepared.bom {
             Bom::None => {}
             Bom::Whole => sink.report(1, DiagnosticKind::ByteOrderMark, b""),

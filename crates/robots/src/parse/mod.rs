@@ -33,6 +33,11 @@ trait Sink<'a> {
     fn other(&mut self, line: usize, raw: &'a [u8], directive: Directive<'a>);
     /// Every line, before what it says is reported.
     fn line(&mut self, _line: &Line<'a>) {}
+    /// Whether the values of the next rule, crawl-delay and sitemap lines matter; when not,
+    /// they are not read (user-agent values always are).
+    fn wants_values(&self) -> bool {
+        true
+    }
 }
 
 /// Where the state machine is.
@@ -52,7 +57,12 @@ struct State {
 /// next group.
 fn walk<'a>(body: &'a [u8], sink: &mut impl Sink<'a>) {
     let mut state = State::default();
-    for line in Directives::new(body) {
+    let mut lines = Directives::new(body);
+    loop {
+        lines.skip_values = !sink.wants_values();
+        let Some(line) = lines.next() else {
+            break;
+        };
         sink.line(&line);
         let Line {
             number,
