@@ -201,6 +201,16 @@ fn bucket(placed: Vec<(u16, Entry)>) -> (Box<[Entry]>, [Directory; 3], usize) {
         }
         *slot += 1;
     }
+    // Each keyed bucket in matching order, so a check stops at its first match there.
+    for directory in &directories {
+        for bounds in directory.starts.windows(2) {
+            if let Some(bucket) = entries.get_mut(bounds[0] as usize..bounds[1] as usize) {
+                if bucket.len() > 1 {
+                    bucket.sort_unstable_by_key(|entry| entry.order);
+                }
+            }
+        }
+    }
     (entries.into_boxed_slice(), directories, general)
 }
 
@@ -271,12 +281,12 @@ impl Index {
         };
         if let [b'/', second, rest @ ..] = path {
             if let Some(third) = rest.first() {
-                search.run(&self.entries, self.by_pair.get(pair(*second, *third)), &[]);
+                search.run_sorted(&self.entries, self.by_pair.get(pair(*second, *third)));
             }
-            search.run(&self.entries, self.by_second.get(*second), &[]);
+            search.run_sorted(&self.entries, self.by_second.get(*second));
         }
         if let Some(last) = path.last() {
-            search.run(&self.entries, self.by_last.get(*last), &[]);
+            search.run_sorted(&self.entries, self.by_last.get(*last));
         }
         search.run(&self.entries, self.general..self.entries.len(), &self.needs);
         search.best.map(|(_, position)| position)
@@ -296,6 +306,20 @@ struct Search<'a> {
 }
 
 impl Search<'_> {
+    /// Tries a keyed bucket, `entries[range]`, which is in matching order: up to its first
+    /// match, or to the first entry that cannot beat the best so far.
+    fn run_sorted(&mut self, entries: &[Entry], range: Range<usize>) {
+        for entry in entries.get(range).unwrap_or_default() {
+            if self.best.is_some_and(|(best, _)| entry.order >= best) {
+                return;
+            }
+            if (self.prefix ^ entry.fingerprint) & entry.mask() == 0 && self.matches(*entry) {
+                self.best = Some((entry.order, entry.rule as usize));
+                return;
+            }
+        }
+    }
+
     /// Tries `entries[range]`, keeping the best match. `needs` holds byte sets of
     /// `entries[range.start..]` when the run has them.
     fn run(&mut self, entries: &[Entry], range: Range<usize>, needs: &[u64]) {

@@ -115,9 +115,16 @@ fn find_piece(path: &[u8], mut from: usize, piece: &[u8]) -> Option<usize> {
     loop {
         let haystack = path.get(from..)?;
         let offset = if haystack.len() < SHORT_HAYSTACK {
-            haystack
-                .windows(piece.len())
-                .position(|window| window == piece)?
+            // Candidates start with the piece's first byte; only those are compared.
+            let (&first, rest) = piece.split_first()?;
+            let mut at = 0;
+            loop {
+                let candidate = at + haystack.get(at..)?.iter().position(|&b| b == first)?;
+                if haystack.get(candidate + 1..)?.starts_with(rest) {
+                    break candidate;
+                }
+                at = candidate + 1;
+            }
         } else {
             memmem::find(haystack, piece)?
         };

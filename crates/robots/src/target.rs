@@ -66,7 +66,11 @@ fn path_and_query(url: &[u8]) -> Result<&[u8], TargetError> {
 
 /// What follows the authority at the start of `text`: the path, query and fragment.
 fn after_authority(text: &[u8]) -> &[u8] {
-    let authority_end = memchr::memchr3(b'/', b'?', b'#', text).unwrap_or(text.len());
+    // Authorities are short: a plain loop beats setting up a vector search.
+    let authority_end = text
+        .iter()
+        .position(|&b| matches!(b, b'/' | b'?' | b'#'))
+        .unwrap_or(text.len());
     &text[authority_end..]
 }
 
