@@ -234,7 +234,7 @@ fn provided_report(file: ProvidedFile<'_>, robots: &RobotsTxt, url: Option<Url>)
         error: None,
         summary: Some(summary_of(robots)),
         crawl_delay: robots
-            .rules_for(&[BOT_TOKEN])
+            .rules_for(&crate::crawlers::BOT_TOKENS)
             .crawl_delay()
             .map(|d| d.seconds),
     }

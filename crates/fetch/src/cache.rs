@@ -123,7 +123,7 @@ impl ParsedCopy {
         if let Some((_, rules)) = agents.iter().find(|(list, _)| list.iter().eq(tokens)) {
             return Arc::clone(rules);
         }
-        let rules = Arc::new(self.robots.rules_for(tokens));
+        let rules = Arc::new(crate::verdict::rules_for(&self.robots, tokens));
         if agents.len() >= MAX_TOKEN_LISTS_PER_COPY {
             agents.remove(0);
         }

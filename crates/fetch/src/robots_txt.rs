@@ -133,7 +133,7 @@ impl RobotsFetch {
         };
         match (&self.outcome, &self.robots) {
             (RobotsOutcome::Rules, Some(robots)) => {
-                let rules = robots.rules_for(tokens);
+                let rules = crate::verdict::rules_for(robots, tokens);
                 Verdict::from_rules(&rules, url, RulesSource::Fresh, valid_for)
             }
             (RobotsOutcome::NoFile, _) => Verdict::without_rules(RulesSource::NoFile, valid_for),

@@ -94,3 +94,19 @@ impl Verdict {
         }
     }
 }
+
+/// The rules `tokens` follow in `robots`.
+///
+/// Transitional, until this crate's API takes `robots::ProductTokens`: each value is read as a
+/// User-agent value is (`JittyBot/1.0` means `JittyBot`), values naming no token are dropped,
+/// and with none left the `*` groups apply, as the engine did when it took `&[&str]`.
+pub(crate) fn rules_for(robots: &robots::RobotsTxt, tokens: &[&str]) -> AgentRules {
+    let reduced = tokens
+        .iter()
+        .filter_map(|token| robots::product_token(token))
+        .take(robots::MAX_PREFERRED_TOKENS);
+    match robots::ProductTokens::new(reduced) {
+        Ok(tokens) => robots.rules_for(&tokens),
+        Err(_) => robots.global_rules(),
+    }
+}

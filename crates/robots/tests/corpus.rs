@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use robots::{AgentRules, RobotsTxt};
+use robots::{AgentRules, ProductTokens, RobotsTxt};
 
 #[path = "support/corpus.rs"]
 mod support;
@@ -40,10 +40,11 @@ fn sweep(name: &str, files: &[PathBuf], minimum_files: usize) {
         let body = read(path);
         let started = Instant::now();
         let full = RobotsTxt::parse(&body);
+        let googlebot = ProductTokens::from_static(&["Googlebot"]);
         for tokens in [
-            &["JittyBot"][..],
-            &["JittyBot-Image", "JittyBot"],
-            &["Googlebot"],
+            &ProductTokens::JITTYBOT,
+            &ProductTokens::JITTYBOT_IMAGE,
+            &googlebot,
         ] {
             let agent = AgentRules::parse(&body, tokens);
             assert_eq!(

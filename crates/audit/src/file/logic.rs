@@ -10,7 +10,7 @@ use robots::{
 
 use crate::catalogue::CheckId;
 use crate::collect::Findings;
-use crate::crawlers::{self, CrawlerAccess, Purpose, BOT_TOKEN, CRAWLERS};
+use crate::crawlers::{self, CrawlerAccess, Purpose, CRAWLERS};
 use crate::finding::{Evidence, Finding};
 use crate::source::Source;
 
@@ -100,14 +100,14 @@ pub(super) fn logic(
 ) {
     let (tokens, global_groups) = named_tokens(robots);
     let by_line = RulesByLine::new(robots);
-    let global = robots.rules_for(&[]);
+    let global = robots.global_rules();
     duplicate_groups(robots, source, &tokens, &global_groups, findings);
     if *global.group() == GroupSelection::Global {
         rule_set(&global, &by_line, source, findings);
     }
     for token in &tokens {
         rule_set(
-            &robots.rules_for(&[token.spelling.as_str()]),
+            &crawlers::rules_for_tokens(robots, &[token.spelling.as_str()]),
             &by_line,
             source,
             findings,
@@ -185,7 +185,7 @@ fn dropped_global_rules(
     by_line: &RulesByLine<'_>,
     findings: &mut Findings,
 ) {
-    let global = robots.rules_for(&[]);
+    let global = robots.global_rules();
     // Under an allow-list (* may fetch nothing), named groups differ on purpose.
     if *global.group() == GroupSelection::Global && !global.check("/").allowed {
         return;
@@ -199,7 +199,7 @@ fn dropped_global_rules(
         if crawlers::find(&token.spelling).is_some_and(|c| c.ignores_global) {
             continue;
         }
-        let rules = robots.rules_for(&[token.spelling.as_str()]);
+        let rules = crawlers::rules_for_tokens(robots, &[token.spelling.as_str()]);
         let allow_all = rules.rule_count() == 0
             && token
                 .group_indices
@@ -241,7 +241,7 @@ fn whole_site(
     table: &[CrawlerAccess],
     findings: &mut Findings,
 ) {
-    let global = robots.rules_for(&[]);
+    let global = robots.global_rules();
     let majors: Vec<(&'static str, AgentRules)> = CRAWLERS
         .iter()
         .filter(|crawler| crawler.major)
@@ -384,7 +384,7 @@ fn page_rules(robots: &RobotsTxt, source: &Source<'_>, page: &str, findings: &mu
             }
         }
     }
-    let global = robots.rules_for(&[]);
+    let global = robots.global_rules();
     let global_decision = global.check(page);
     if !global_decision.allowed {
         blocked_for.insert(0, "*");
@@ -395,7 +395,7 @@ fn page_rules(robots: &RobotsTxt, source: &Source<'_>, page: &str, findings: &mu
     let (id, line, kind, pattern) = match first_rule {
         Some((line, kind, pattern)) => (CheckId::LogicPageDisallowed, line, kind, pattern),
         None => {
-            let bot = robots.rules_for(&[BOT_TOKEN]);
+            let bot = robots.rules_for(&crawlers::BOT_TOKENS);
             let decision = bot.check(page);
             match (decision.allowed, decision.rule) {
                 (false, Some(rule)) => (

@@ -101,7 +101,7 @@ fn disallowed(
 /// Whom a sitemap is for: every crawler (`*`), unless `*` is shut out on purpose (an
 /// allow-list), and the major search engines in any case.
 fn audiences(robots: &RobotsTxt) -> Vec<(AgentRules, &'static str)> {
-    let global = robots.rules_for(&[]);
+    let global = robots.global_rules();
     let mut audiences = Vec::new();
     if *global.group() != GroupSelection::Global || global.check("/").allowed {
         audiences.push((global, "*"));

@@ -11,7 +11,7 @@ use robots::{AgentRules, RobotsTxt};
 use tokio::time::Instant;
 use url::Url;
 
-use crate::crawlers::BOT_TOKEN;
+use crate::crawlers;
 use crate::limits::Limits;
 use crate::net::{GetRequest, HttpResponse, Transport, TransportError};
 use crate::report::{Hop, Purpose, RequestRecord, RobotsStatus, SkipReason};
@@ -80,7 +80,7 @@ pub(crate) fn robots_url_of(url: &Url) -> Option<Url> {
 
 pub(crate) fn bot_rules(rules: &HostRules) -> Option<AgentRules> {
     match rules {
-        HostRules::Rules(robots) => Some(robots.rules_for(&[BOT_TOKEN])),
+        HostRules::Rules(robots) => Some(robots.rules_for(&crawlers::BOT_TOKENS)),
         _ => None,
     }
 }
