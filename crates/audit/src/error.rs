@@ -11,7 +11,7 @@ pub enum AnalysisErrorKind {
 
 /// Why an analysis could not run at all. (Everything that goes wrong once it runs, such as
 /// an unreachable site, is part of the report instead.)
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum AnalysisError {
     /// The URL is not an absolute `http`/`https` URL with a host, so it has no robots.txt.
     #[error("{url} cannot be analysed")]

@@ -105,44 +105,51 @@ pub trait Transport: Sync {
 
 impl Transport for fetch::Fetcher {
     async fn get(&self, request: GetRequest) -> Result<HttpResponse, TransportError> {
-        let mut fetch_request = fetch::Request::get(request.url)
-            .max_body_bytes(request.max_body_bytes)
-            .max_redirects(0);
+        let mut fetch_request =
+            fetch::Request::get(request.url.clone()).max_body_bytes(request.max_body_bytes);
         if let Some(marker) = &request.stop_marker {
             fetch_request = fetch_request.stop_at(marker);
         }
-        match self.fetch(fetch_request).await {
-            Ok(response) => Ok(HttpResponse {
-                status: response.status,
-                headers: response
-                    .headers
-                    .iter()
-                    .map(|(name, value)| {
-                        (
-                            name.as_str().to_ascii_lowercase(),
-                            String::from_utf8_lossy(value.as_bytes()).into_owned(),
-                        )
-                    })
-                    .collect(),
-                body: response.body,
-                truncated: response.truncated,
-            }),
-            // With no redirect allowed, a redirect comes back as this error: turn it back into
-            // the 3xx response it was.
-            Err(fetch::FetchError::TooManyRedirects { chain, .. }) if chain.len() == 1 => {
-                let hop = &chain[0];
-                Ok(HttpResponse {
-                    status: hop.status,
-                    headers: vec![("location".to_owned(), hop.location.clone())],
-                    body: Vec::new(),
-                    truncated: false,
-                })
-            }
-            Err(error) => Err(TransportError {
-                kind: failure_kind(&error),
-                message: error.to_string(),
-            }),
-        }
+        // One hop in the fetcher's manual mode: a 3xx comes back as a response.
+        let hop = self
+            .send_hop(&fetch_request, &request.url, self.deadline(None))
+            .await
+            .map_err(|error| transport_error(&error))?;
+        let status = hop.head.status;
+        let headers = hop
+            .head
+            .headers
+            .iter()
+            .map(|(name, value)| {
+                (
+                    name.as_str().to_ascii_lowercase(),
+                    String::from_utf8_lossy(value.as_bytes()).into_owned(),
+                )
+            })
+            .collect();
+        let (body, truncated) = if fetch::is_redirect(status) {
+            (Vec::new(), false)
+        } else {
+            let body = hop
+                .body
+                .read_to_end(fetch_request.stop_marker.as_deref())
+                .await
+                .map_err(|error| transport_error(&error))?;
+            (body.bytes, body.truncated)
+        };
+        Ok(HttpResponse {
+            status: status.as_u16(),
+            headers,
+            body,
+            truncated,
+        })
+    }
+}
+
+fn transport_error(error: &fetch::FetchError) -> TransportError {
+    TransportError {
+        kind: failure_kind(error),
+        message: error.full_message(),
     }
 }
 

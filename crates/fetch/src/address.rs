@@ -81,8 +81,9 @@ impl AddressPolicy {
 
 /// The refused range `address` belongs to, or `None` for a public unicast address.
 ///
-/// IPv4 addresses embedded in IPv6 (mapped `::ffff:a.b.c.d`, NAT64 `64:ff9b::/96`, 6to4
-/// `2002::/16`) are judged by their IPv4 address, so `::ffff:127.0.0.1` is loopback.
+/// IPv4 addresses embedded in IPv6 (mapped `::ffff:a.b.c.d`, SIIT `::ffff:0:a.b.c.d`, NAT64
+/// `64:ff9b::/96` and `64:ff9b:1::/48`, 6to4 `2002::/16`) are judged by their IPv4 address,
+/// so `::ffff:127.0.0.1` is loopback.
 pub fn classify(address: IpAddr) -> Option<RefusedRange> {
     match address {
         IpAddr::V4(v4) => classify_v4(v4),
@@ -130,7 +131,10 @@ fn classify_v6(address: Ipv6Addr) -> Option<RefusedRange> {
     Some(range)
 }
 
-/// The IPv4 address carried inside an IPv4-mapped, NAT64 or 6to4 IPv6 address.
+/// The IPv4 address carried inside an IPv6 address: IPv4-mapped `::ffff:0:0/96`, SIIT
+/// IPv4-translated `::ffff:0:0:0/96` (RFC 6145), NAT64 well-known `64:ff9b::/96` (RFC 6052)
+/// and local-use `64:ff9b:1::/48` (RFC 8215, the IPv4 address in the last 32 bits as the
+/// /96 form of RFC 6052 places it), and 6to4 `2002::/16`.
 fn embedded_v4(address: Ipv6Addr) -> Option<Ipv4Addr> {
     let s = address.segments();
     let from = |hi: u16, lo: u16| {
@@ -140,7 +144,9 @@ fn embedded_v4(address: Ipv6Addr) -> Option<Ipv4Addr> {
     };
     match s {
         [0, 0, 0, 0, 0, 0xffff, hi, lo] => Some(from(hi, lo)),
+        [0, 0, 0, 0, 0xffff, 0, hi, lo] => Some(from(hi, lo)),
         [0x64, 0xff9b, 0, 0, 0, 0, hi, lo] => Some(from(hi, lo)),
+        [0x64, 0xff9b, 1, _, _, _, hi, lo] => Some(from(hi, lo)),
         [0x2002, hi, lo, ..] => Some(from(hi, lo)),
         _ => None,
     }
@@ -215,11 +221,19 @@ mod tests {
             ("::ffff:198.18.0.1", Benchmarking),
             ("64:ff9b::10.0.0.1", Private),
             ("2002:c0a8:0101::1", Private),
+            // NAT64 local-use (RFC 8215) and SIIT (RFC 6145) are mapped forms too.
+            ("64:ff9b:1::127.0.0.1", Loopback),
+            ("64:ff9b:1:abcd::10.1.2.3", Private),
+            ("64:ff9b:1::169.254.169.254", LinkLocal),
+            ("::ffff:0:127.0.0.1", Loopback),
+            ("::ffff:0:192.168.1.1", Private),
         ];
         for (address, expected) in cases {
             assert_eq!(range(address), Some(expected), "{address}");
         }
         assert_eq!(range("::ffff:93.184.216.34"), None);
+        assert_eq!(range("64:ff9b:1::93.184.216.34"), None);
+        assert_eq!(range("::ffff:0:93.184.216.34"), None);
     }
 
     #[test]

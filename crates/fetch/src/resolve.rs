@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::address::AddressPolicy;
 use crate::config::ResolvePin;
-use crate::error::FetchError;
+use crate::error::{Cause, FetchError};
 
 pub(crate) struct Resolver {
     policy: AddressPolicy,
@@ -92,13 +92,13 @@ impl Resolver {
         {
             return Ok(pin.addresses.clone());
         }
-        let dns_error = |message: String| FetchError::Dns {
+        let dns_error = |source: Cause| FetchError::Dns {
             host: host.to_owned(),
-            message,
+            source,
         };
         let found = tokio::net::lookup_host((host, port.unwrap_or(0)))
             .await
-            .map_err(|e| dns_error(e.to_string()))?;
+            .map_err(|e| dns_error(Cause::new(e)))?;
         let mut addresses: Vec<IpAddr> = Vec::new();
         for address in found.map(|a| a.ip()) {
             if !addresses.contains(&address) {
@@ -106,7 +106,7 @@ impl Resolver {
             }
         }
         if addresses.is_empty() {
-            return Err(dns_error("no addresses".into()));
+            return Err(dns_error(Cause::message("no addresses")));
         }
         Ok(addresses)
     }

@@ -123,18 +123,72 @@ pub fn robots_txt_url(url: &Url) -> Result<Url, FetchError> {
     Ok(Scope::of(url)?.robots_txt_url)
 }
 
-/// Reads a URL typed by a person. Without a scheme (`example.com/page`) it is taken as
-/// `https://`: HTTPS is preferred wherever the caller leaves the choice open.
-pub fn parse_target(input: &str) -> Result<Url, FetchError> {
+/// Longest URL [`parse_target`] accepts: 2,048 bytes (what the service accepts from a form).
+pub const MAX_TARGET_BYTES: usize = 2048;
+
+/// Why a typed URL is not a target.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TargetError {
+    /// Nothing was typed.
+    #[error("no URL given")]
+    Empty,
+    /// Longer than [`MAX_TARGET_BYTES`].
+    #[error("the URL is {len} bytes long; at most {max} are accepted")]
+    TooLong {
+        /// Its length.
+        len: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// Not a URL.
+    #[error("not a URL")]
+    Unparsable(#[source] url::ParseError),
+    /// Not `http` or `https`.
+    #[error("only http and https URLs can be fetched, not {scheme}:")]
+    UnsupportedScheme {
+        /// The scheme given.
+        scheme: String,
+    },
+    /// No host.
+    #[error("the URL has no host")]
+    NoHost,
+    /// A user name or password: never sent, so refused rather than silently dropped.
+    #[error("the URL carries credentials (user:password@); they are never sent")]
+    Credentials,
+}
+
+/// Reads a URL typed by a person (the one target parser of the workspace). Without a scheme
+/// (`example.com/page`) it is taken as `https://`: HTTPS is preferred wherever the caller
+/// leaves the choice open. Surrounding whitespace is ignored.
+pub fn parse_target(input: &str) -> Result<Url, TargetError> {
     let input = input.trim();
+    if input.is_empty() {
+        return Err(TargetError::Empty);
+    }
+    if input.len() > MAX_TARGET_BYTES {
+        return Err(TargetError::TooLong {
+            len: input.len(),
+            max: MAX_TARGET_BYTES,
+        });
+    }
     let with_scheme = if input.contains("://") {
         input.to_owned()
     } else {
         format!("https://{input}")
     };
-    let url =
-        Url::parse(&with_scheme).map_err(|e| FetchError::invalid_url(input, e.to_string()))?;
-    Scope::of(&url)?;
+    let url = Url::parse(&with_scheme).map_err(TargetError::Unparsable)?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(TargetError::UnsupportedScheme {
+            scheme: url.scheme().to_owned(),
+        });
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(TargetError::NoHost);
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(TargetError::Credentials);
+    }
     Ok(url)
 }
 
@@ -216,8 +270,24 @@ mod tests {
             parse_target(" http://example.com ").unwrap().as_str(),
             "http://example.com/"
         );
-        assert!(parse_target("ftp://example.com/").is_err());
-        assert!(parse_target("").is_err());
+        assert!(matches!(
+            parse_target("ftp://example.com/"),
+            Err(TargetError::UnsupportedScheme { .. })
+        ));
+        assert_eq!(parse_target("  "), Err(TargetError::Empty));
+        assert_eq!(
+            parse_target("http://user:secret@example.com/"),
+            Err(TargetError::Credentials)
+        );
+        assert!(matches!(
+            parse_target("http://exa mple.com/"),
+            Err(TargetError::Unparsable(_))
+        ));
+        let long = format!("example.com/{}", "a".repeat(MAX_TARGET_BYTES));
+        assert!(matches!(
+            parse_target(&long),
+            Err(TargetError::TooLong { .. })
+        ));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use robots::{AgentRules, CrawlDelay, Explanation};
+use url::Url;
 
 /// Where the rules behind a [`Verdict`] came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -51,6 +52,8 @@ pub struct Verdict {
     /// How long from now the answer holds: until the copy expires, or until the next retry
     /// when the site is unreachable or backing off (`None` if unknown).
     pub valid_for: Option<Duration>,
+    /// The robots.txt whose answer this is.
+    pub robots_url: Option<Url>,
 }
 
 impl Verdict {
@@ -59,6 +62,7 @@ impl Verdict {
         url: &str,
         source: RulesSource,
         valid_for: Option<Duration>,
+        robots_url: Option<&Url>,
     ) -> Verdict {
         let explanation = rules.check(url).explain();
         Verdict {
@@ -67,17 +71,34 @@ impl Verdict {
             source,
             crawl_delay: rules.crawl_delay(),
             valid_for,
+            robots_url: robots_url.cloned(),
         }
     }
 
-    pub(crate) fn without_rules(source: RulesSource, valid_for: Option<Duration>) -> Verdict {
+    pub(crate) fn without_rules(
+        source: RulesSource,
+        valid_for: Option<Duration>,
+        robots_url: Option<&Url>,
+    ) -> Verdict {
         Verdict {
             allowed: source == RulesSource::NoFile,
             explanation: None,
             source,
             crawl_delay: None,
             valid_for,
+            robots_url: robots_url.cloned(),
         }
+    }
+
+    /// The deciding line and rule (`(line, "Disallow: /x")`), when a rule decided.
+    pub fn deciding_rule(&self) -> Option<(usize, String)> {
+        let rule = self.explanation.as_ref()?.rule.as_ref()?;
+        Some((rule.line, format!("{}: {}", rule.kind, rule.pattern)))
+    }
+
+    /// The crawl-delay as a duration, if the group sets one.
+    pub fn crawl_delay(&self) -> Option<Duration> {
+        self.crawl_delay.map(|delay| delay.duration())
     }
 
     /// Why: the engine's explanation, or what the site's robots.txt status implies.
@@ -92,21 +113,5 @@ impl Verdict {
                 "robots.txt unreachable (5xx or network error): everything disallowed".to_owned()
             }
         }
-    }
-}
-
-/// The rules `tokens` follow in `robots`.
-///
-/// Transitional, until this crate's API takes `robots::ProductTokens`: each value is read as a
-/// User-agent value is (`JittyBot/1.0` means `JittyBot`), values naming no token are dropped,
-/// and with none left the `*` groups apply, as the engine did when it took `&[&str]`.
-pub(crate) fn rules_for(robots: &robots::RobotsTxt, tokens: &[&str]) -> AgentRules {
-    let reduced = tokens
-        .iter()
-        .filter_map(|token| robots::product_token(token))
-        .take(robots::MAX_PREFERRED_TOKENS);
-    match robots::ProductTokens::new(reduced) {
-        Ok(tokens) => robots.rules_for(&tokens),
-        Err(_) => robots.global_rules(),
     }
 }

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use fetch::{RobotsFetch, RobotsOutcome, Verdict};
+use robots::ProductTokens;
 use serde_json::json;
 
 use crate::terminal::{self, escape};
@@ -42,9 +43,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 async fn run_async(args: Args) -> anyhow::Result<ExitCode> {
     let url = fetch::parse_target(&args.url)?;
+    let tokens = ProductTokens::new(&args.agents).context("--agent")?;
     let fetcher = args.network.fetcher(USER_AGENT_TOKEN, INFO_URL)?;
     let fetched = fetch::fetch_robots_txt(&fetcher, &url).await?;
-    let tokens: Vec<&str> = args.agents.iter().map(String::as_str).collect();
     let verdict = fetched.verdict(url.as_str(), &tokens);
 
     let mut out = std::io::stdout().lock();
@@ -84,7 +85,7 @@ fn to_json(url: &url::Url, fetched: &RobotsFetch, verdict: &Verdict) -> serde_js
         "url": url.as_str(),
         "robots_txt": fetched.robots_url.as_str(),
         "outcome": fetched.outcome,
-        "status": fetched.status,
+        "status": fetched.status.map(|s| s.as_u16()),
         "final_url": fetched.final_url.as_ref().map(|u| u.as_str()),
         "redirects": fetched.redirects,
         "bytes_read": fetched.bytes_read,
@@ -93,7 +94,7 @@ fn to_json(url: &url::Url, fetched: &RobotsFetch, verdict: &Verdict) -> serde_js
         "x_robots_tag": fetched.x_robots_tag,
         "cache_lifetime_seconds": cache_lifetime(fetched),
         "retry_after_seconds": fetched.retry_after.map(|d| d.as_secs()),
-        "error": fetched.error.as_ref().map(|e| json!({"kind": e.kind(), "message": e.to_string()})),
+        "error": fetched.error.as_ref().map(|e| json!({"kind": e.kind(), "message": e.full_message()})),
         "sitemaps": sitemaps(fetched),
         "allowed": verdict.allowed,
         "source": verdict.source,
@@ -117,7 +118,7 @@ fn to_text(url: &url::Url, fetched: &RobotsFetch, verdict: &Verdict) -> String {
         }
     }
     if let Some(error) = &fetched.error {
-        let _ = writeln!(text, "error:       {}", escape(&error.to_string()));
+        let _ = writeln!(text, "error:       {}", escape(&error.full_message()));
     }
     for hop in &fetched.redirects {
         let _ = writeln!(

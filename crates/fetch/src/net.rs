@@ -1,0 +1,229 @@
+//! The real HTTP client behind the seam: reqwest/hyper with rustls (ring), HTTP/1.1 and
+//! HTTP/2, every hop's addresses resolved and checked before connecting.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::stream;
+use url::Url;
+
+use crate::address::AddressPolicy;
+use crate::config::{FetchConfig, MAX_HEADER_BYTES, MAX_RESPONSE_HEADERS};
+use crate::error::{Cause, FetchError, TimeoutPhase};
+use crate::http::{
+    BoxFuture, CertificateDigest, HopRequest, HopResponse, HttpClient, Method, RawBody,
+    ResponseHead,
+};
+use crate::resolve::{ClientResolver, Resolver};
+
+/// Why a client could not be built.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// An extra root certificate was not valid PEM.
+    #[error("invalid root certificate")]
+    Certificate(#[source] Cause),
+    /// The TLS or HTTP client could not be set up.
+    #[error("cannot set up the HTTP client")]
+    Client(#[source] Cause),
+}
+
+/// The real client: reqwest over hyper and rustls. Redirects, decompression, retries, cookies
+/// and proxies are all off: this is one hop, bytes as received.
+pub struct ReqwestClient {
+    client: reqwest::Client,
+    resolver: Arc<Resolver>,
+}
+
+impl ReqwestClient {
+    /// Builds the client for `config` (address policy, pins, trusted roots, connect limit).
+    pub fn new(config: &FetchConfig) -> Result<ReqwestClient, BuildError> {
+        let resolver = Arc::new(Resolver::new(
+            AddressPolicy {
+                allow_private_addresses: config.allow_private_addresses,
+                allowed_addresses: config.allowed_addresses.clone(),
+            },
+            config.resolve.clone(),
+        ));
+        let client = reqwest::Client::builder()
+            .tls_backend_preconfigured(tls_config(config)?)
+            .tls_info(true)
+            // Redirects are followed (and checked) above the seam, hop by hop.
+            .redirect(reqwest::redirect::Policy::none())
+            .retry(reqwest::retry::never())
+            // A proxy would connect on our behalf and bypass the address checks.
+            .no_proxy()
+            .dns_resolver(Arc::new(ClientResolver(Arc::clone(&resolver))))
+            .connect_timeout(config.timeouts.connect)
+            .pool_idle_timeout(Duration::from_secs(30))
+            .referer(false)
+            .http1_max_headers(MAX_RESPONSE_HEADERS)
+            .http2_max_header_list_size(MAX_HEADER_BYTES as u32)
+            .build()
+            .map_err(|e| BuildError::Client(Cause::new(e)))?;
+        Ok(ReqwestClient { client, resolver })
+    }
+
+    async fn send_checked(&self, request: HopRequest) -> Result<HopResponse, FetchError> {
+        let (host, port) = host_and_port(&request.url)?;
+        // Resolved and checked on every hop: a redirect cannot lead into a private network,
+        // and the connection can only use the addresses checked here.
+        let addresses = self.resolver.resolve_checked(&host, Some(port)).await?;
+        let _approval = self.resolver.approve(&host, addresses);
+        let mut headers = request.headers.clone();
+        // hyper writes Host itself (HTTP/1.1) or sends :authority (HTTP/2), from the URL,
+        // exactly as `HopRequest::host_header` computes it.
+        headers.remove(http::header::HOST);
+        let response = self
+            .client
+            .request(request.method.as_http(), request.url.clone())
+            .headers(headers)
+            .send()
+            .await
+            .map_err(|e| map_error(&e, &host))?;
+        let tls_leaf_sha256 = response
+            .extensions()
+            .get::<reqwest::tls::TlsInfo>()
+            .and_then(|info| info.peer_certificate())
+            .map(CertificateDigest::of);
+        let head = ResponseHead {
+            status: response.status(),
+            version: response.version(),
+            headers: response.headers().clone(),
+            remote_addr: response.remote_addr(),
+            tls_leaf_sha256,
+        };
+        let body: RawBody = match request.method {
+            Method::Head => Box::pin(stream::empty()),
+            Method::Get => Box::pin(stream::unfold(Some((response, host)), |state| async move {
+                let (mut response, host) = state?;
+                match response.chunk().await {
+                    Ok(Some(bytes)) => Some((Ok(bytes), Some((response, host)))),
+                    Ok(None) => None,
+                    Err(error) => Some((Err(map_error(&error, &host)), None)),
+                }
+            })),
+        };
+        Ok(HopResponse { head, body })
+    }
+}
+
+impl HttpClient for ReqwestClient {
+    fn send(&self, request: HopRequest) -> BoxFuture<'_, Result<HopResponse, FetchError>> {
+        Box::pin(self.send_checked(request))
+    }
+}
+
+/// The host (lower case punycode, IPv6 in brackets) and port of a fetchable URL.
+fn host_and_port(url: &Url) -> Result<(String, u16), FetchError> {
+    let scope = crate::scope::Scope::of(url)?;
+    Ok((scope.host().to_owned(), scope.port()))
+}
+
+/// Turns a client error into a typed [`FetchError`] by looking through its causes.
+fn map_error(error: &reqwest::Error, host: &str) -> FetchError {
+    let host = host.to_owned();
+    let cause = || Cause::message(error_chain(error));
+    let mut current: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(this) = current {
+        if let Some(fetch_error) = this.downcast_ref::<FetchError>() {
+            return fetch_error.clone();
+        }
+        if this.downcast_ref::<rustls::Error>().is_some() {
+            return FetchError::Tls {
+                host,
+                source: cause(),
+            };
+        }
+        if let Some(io) = this.downcast_ref::<std::io::Error>() {
+            use std::io::ErrorKind::*;
+            match io.kind() {
+                ConnectionRefused => {
+                    return FetchError::ConnectRefused {
+                        host,
+                        source: cause(),
+                    }
+                }
+                ConnectionReset | ConnectionAborted | BrokenPipe | UnexpectedEof => {
+                    return FetchError::ConnectionReset {
+                        host,
+                        source: cause(),
+                    }
+                }
+                TimedOut => return FetchError::timeout(TimeoutPhase::Connect),
+                _ => {}
+            }
+            // An I/O error's `source()` skips the error it wraps (TLS errors arrive wrapped
+            // twice), so descend explicitly.
+            if let Some(inner) = io.get_ref() {
+                current = Some(inner);
+                continue;
+            }
+        }
+        if let Some(hyper_error) = this.downcast_ref::<hyper::Error>() {
+            if hyper_error.is_parse() || hyper_error.is_parse_status() {
+                return FetchError::MalformedResponse {
+                    host,
+                    source: cause(),
+                };
+            }
+            if hyper_error.is_incomplete_message() {
+                return FetchError::ConnectionReset {
+                    host,
+                    source: cause(),
+                };
+            }
+        }
+        current = this.source();
+    }
+    if error.is_timeout() {
+        return FetchError::timeout(if error.is_connect() {
+            TimeoutPhase::Connect
+        } else {
+            TimeoutPhase::FirstByte
+        });
+    }
+    if error.is_decode() || error.is_body() {
+        return FetchError::MalformedResponse {
+            host,
+            source: cause(),
+        };
+    }
+    FetchError::Other { source: cause() }
+}
+
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(current) = cause {
+        text.push_str(": ");
+        text.push_str(&current.to_string());
+        cause = current.source();
+    }
+    text
+}
+
+fn tls_config(config: &FetchConfig) -> Result<rustls::ClientConfig, BuildError> {
+    use rustls_pki_types::pem::PemObject;
+    use rustls_pki_types::CertificateDer;
+
+    let mut roots = rustls::RootCertStore::empty();
+    roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+    for pem in &config.extra_root_certificates_pem {
+        for certificate in CertificateDer::pem_slice_iter(pem) {
+            let certificate = certificate.map_err(|e| BuildError::Certificate(Cause::new(e)))?;
+            roots
+                .add(certificate)
+                .map_err(|e| BuildError::Certificate(Cause::new(e)))?;
+        }
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut tls = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| BuildError::Client(Cause::new(e)))?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    // The preconfigured TLS config is used as is, so ALPN must be set here for HTTP/2.
+    tls.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    Ok(tls)
+}

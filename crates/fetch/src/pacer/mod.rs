@@ -1,0 +1,378 @@
+//! The one per-origin pacer of both bots: one request in flight per origin, a minimum gap
+//! between starts (the pace, raised per host by its crawl-delay), exponential back-off with
+//! `Retry-After`, a pause after failures in a row with probing, and a wait budget for an
+//! analysis. [`OriginState`] is the pure state machine; [`Pacer`] waits for it.
+
+mod state;
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use tokio::sync::OwnedMutexGuard;
+use tokio::time::Instant;
+use url::Url;
+
+use crate::cache::Clocks;
+use crate::deadline::Deadline;
+use crate::error::FetchError;
+use crate::scope::Scope;
+
+pub use state::{
+    Learned, OriginState, PacerConfig, Plan, WaitReason, DEFAULT_BACKOFF_BASE, DEFAULT_BACKOFF_MAX,
+    DEFAULT_PACE, DEFAULT_PAUSE_AFTER, MAX_CRAWL_DELAY, MAX_PROBE_INTERVAL,
+};
+
+/// The name of an origin, the pacing unit. The caller decides what it is: the crawler groups
+/// hosts into origins; the analysis uses scheme + host + port ([`OriginKey::of_scope`]).
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(transparent)]
+pub struct OriginKey(String);
+
+impl OriginKey {
+    /// An origin by name.
+    pub fn new(name: impl Into<String>) -> OriginKey {
+        OriginKey(name.into())
+    }
+
+    /// The origin of `url` when every scope is its own origin: `https://example.com:8443`.
+    pub fn of_scope(url: &Url) -> Result<OriginKey, FetchError> {
+        Ok(OriginKey(Scope::of(url)?.to_string()))
+    }
+
+    /// The name.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for OriginKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The most one operation may wait in all for pacing (RobotsTxtParser: 10 s in all for
+/// crawl-delays within one analysis). Shared by every request of the operation: clones share
+/// what was spent.
+#[derive(Debug, Clone)]
+pub struct WaitBudget {
+    limit: Duration,
+    spent: Arc<Mutex<Duration>>,
+}
+
+impl WaitBudget {
+    /// A budget of `limit`.
+    pub fn new(limit: Duration) -> WaitBudget {
+        WaitBudget {
+            limit,
+            spent: Arc::new(Mutex::new(Duration::ZERO)),
+        }
+    }
+
+    /// The budget.
+    pub fn limit(&self) -> Duration {
+        self.limit
+    }
+
+    /// What was waited so far.
+    pub fn spent(&self) -> Duration {
+        *self.spent.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// What is left.
+    pub fn left(&self) -> Duration {
+        self.limit.saturating_sub(self.spent())
+    }
+
+    fn spend(&self, wait: Duration) {
+        let mut spent = self.spent.lock().unwrap_or_else(PoisonError::into_inner);
+        *spent = spent.saturating_add(wait);
+    }
+}
+
+/// How long a caller is prepared to wait for its turn.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WaitLimit<'a> {
+    /// Do not start after this.
+    pub deadline: Option<Deadline>,
+    /// Wait at most what is left of this budget.
+    pub budget: Option<&'a WaitBudget>,
+    /// Wait at most this long (a crawler that would rather do other work: `Some(ZERO)`).
+    pub max_wait: Option<Duration>,
+}
+
+/// Why a request was not started: always a typed result, never an error.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "skip", rename_all = "snake_case")]
+pub enum PaceSkip {
+    /// The origin is paused until a probe succeeds.
+    Paused {
+        /// When the next probe may start.
+        probe_at: jiff::Timestamp,
+    },
+    /// Waiting would exceed the operation's wait budget.
+    WaitBudget {
+        /// The wait needed.
+        needed: Duration,
+        /// What was left of the budget.
+        left: Duration,
+        /// What the wait was for.
+        reason: WaitReason,
+    },
+    /// The request could not start before the operation's deadline.
+    Deadline {
+        /// The wait needed.
+        needed: Duration,
+        /// What the wait was for.
+        reason: WaitReason,
+    },
+    /// The wait is longer than the caller's `max_wait`: come back then.
+    NotBefore {
+        /// The earliest start.
+        at: jiff::Timestamp,
+        /// What the wait is for.
+        reason: WaitReason,
+    },
+}
+
+/// One origin's state as exported for a store, with wall-clock times (the crawler shares
+/// "next allowed start" across processes through it).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct OriginSnapshot {
+    /// When the last request started.
+    pub last_start: Option<jiff::Timestamp>,
+    /// When the last request to each host started.
+    pub host_starts: BTreeMap<String, jiff::Timestamp>,
+    /// Failures in a row.
+    pub failures: u32,
+    /// No request before this.
+    pub not_before: Option<jiff::Timestamp>,
+    /// Paused until a probe succeeds.
+    pub paused: bool,
+    /// The next allowed start of an ordinary request under `config`, computed at export
+    /// (for queries and leases; ignored on import).
+    pub next_start: Option<jiff::Timestamp>,
+}
+
+struct Slot {
+    state: Mutex<OriginState>,
+    turn: Arc<tokio::sync::Mutex<()>>,
+}
+
+/// The async pacer: waits for an origin's turn and learns from what happened.
+pub struct Pacer {
+    config: PacerConfig,
+    origins: Mutex<HashMap<OriginKey, Arc<Slot>>>,
+}
+
+impl fmt::Debug for Pacer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Pacer")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The turn of one request: holds the origin (one request in flight) until dropped, and
+/// teaches the pacer what [`Permit::learn`] was told when it is.
+pub struct Permit {
+    slot: Arc<Slot>,
+    config: PacerConfig,
+    learned: Learned,
+    waited: Duration,
+    _turn: OwnedMutexGuard<()>,
+}
+
+impl fmt::Debug for Permit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Permit")
+            .field("learned", &self.learned)
+            .field("waited", &self.waited)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Permit {
+    /// Records what the request taught (the last call wins; applied when dropped).
+    pub fn learn(&mut self, learned: Learned) {
+        self.learned = learned;
+    }
+
+    /// How long this request waited for its turn.
+    pub fn waited(&self) -> Duration {
+        self.waited
+    }
+}
+
+impl Drop for Permit {
+    fn drop(&mut self) {
+        let mut state = self
+            .slot
+            .state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        state.learn(&self.config, self.learned, Instant::now());
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Pacer {
+    /// A pacer with `config`.
+    pub fn new(config: PacerConfig) -> Pacer {
+        Pacer {
+            config,
+            origins: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The rules.
+    pub fn config(&self) -> &PacerConfig {
+        &self.config
+    }
+
+    fn slot(&self, key: &OriginKey) -> Arc<Slot> {
+        Arc::clone(lock(&self.origins).entry(key.clone()).or_insert_with(|| {
+            Arc::new(Slot {
+                state: Mutex::new(OriginState::default()),
+                turn: Arc::new(tokio::sync::Mutex::new(())),
+            })
+        }))
+    }
+
+    /// Waits for the turn of a request to `host` in origin `key` (one in flight per origin,
+    /// the pace, the host's crawl-delay, back-off), within `limit`. `probe` marks the
+    /// request that tests a paused origin. The permit's `learn` feeds the result back.
+    pub async fn acquire(
+        &self,
+        key: &OriginKey,
+        host: &str,
+        crawl_delay: Option<Duration>,
+        probe: bool,
+        limit: WaitLimit<'_>,
+    ) -> Result<Permit, PaceSkip> {
+        let slot = self.slot(key);
+        let turn = Arc::clone(&slot.turn);
+        let turn = match limit.deadline {
+            Some(deadline) => tokio::time::timeout_at(deadline.instant(), turn.lock_owned())
+                .await
+                .map_err(|_| PaceSkip::Deadline {
+                    needed: Duration::ZERO,
+                    reason: WaitReason::Pace,
+                })?,
+            None => turn.lock_owned().await,
+        };
+        let now = Instant::now();
+        let plan = lock(&slot.state).plan(&self.config, host, crawl_delay, probe, now);
+        let (at, reason) = match plan {
+            Plan::Paused { probe_at } => {
+                let probe_at = Clocks::now().to_wall(probe_at);
+                tracing::debug!(origin = %key, %probe_at, "origin paused");
+                return Err(PaceSkip::Paused { probe_at });
+            }
+            Plan::At { at, reason } => (at, reason),
+        };
+        let wait = at.saturating_duration_since(now);
+        self.check_limit(wait, at, reason, &limit)?;
+        if !wait.is_zero() {
+            tracing::debug!(origin = %key, ?wait, ?reason, "waiting for the origin's turn");
+            tokio::time::sleep_until(at).await;
+        }
+        if let Some(budget) = limit.budget {
+            budget.spend(wait);
+        }
+        lock(&slot.state).started(host, Instant::now());
+        Ok(Permit {
+            slot,
+            config: self.config,
+            learned: Learned::Nothing,
+            waited: wait,
+            _turn: turn,
+        })
+    }
+
+    fn check_limit(
+        &self,
+        wait: Duration,
+        at: Instant,
+        reason: WaitReason,
+        limit: &WaitLimit<'_>,
+    ) -> Result<(), PaceSkip> {
+        if let Some(budget) = limit.budget {
+            if wait > budget.left() {
+                return Err(PaceSkip::WaitBudget {
+                    needed: wait,
+                    left: budget.left(),
+                    reason,
+                });
+            }
+        }
+        if limit
+            .deadline
+            .is_some_and(|deadline| at > deadline.instant())
+        {
+            return Err(PaceSkip::Deadline {
+                needed: wait,
+                reason,
+            });
+        }
+        if limit.max_wait.is_some_and(|max| wait > max) {
+            return Err(PaceSkip::NotBefore {
+                at: Clocks::now().to_wall(at),
+                reason,
+            });
+        }
+        Ok(())
+    }
+
+    /// The state of origin `key`, for a store.
+    pub fn export(&self, key: &OriginKey) -> Option<OriginSnapshot> {
+        let slot = lock(&self.origins).get(key).cloned()?;
+        let state = lock(&slot.state).clone();
+        let clocks = Clocks::now();
+        let next_start = match state.plan(&self.config, "", None, false, clocks.now) {
+            Plan::At { at, .. } => at,
+            Plan::Paused { probe_at } => probe_at,
+        };
+        Some(OriginSnapshot {
+            last_start: state.last_start.map(|t| clocks.to_wall(t)),
+            host_starts: state
+                .host_starts
+                .iter()
+                .map(|(host, t)| (host.clone(), clocks.to_wall(*t)))
+                .collect(),
+            failures: state.failures,
+            not_before: state.not_before.map(|t| clocks.to_wall(t)),
+            paused: state.paused,
+            next_start: Some(clocks.to_wall(next_start)),
+        })
+    }
+
+    /// Replaces the state of origin `key` with a stored one (a restart, another process).
+    pub fn import(&self, key: &OriginKey, snapshot: &OriginSnapshot) {
+        let clocks = Clocks::now();
+        let state = OriginState {
+            last_start: snapshot.last_start.map(|t| clocks.to_instant(t)),
+            host_starts: snapshot
+                .host_starts
+                .iter()
+                .map(|(host, t)| (host.clone(), clocks.to_instant(*t)))
+                .collect(),
+            failures: snapshot.failures,
+            not_before: snapshot.not_before.map(|t| clocks.to_instant(t)),
+            paused: snapshot.paused,
+        };
+        *lock(&self.slot(key).state) = state;
+    }
+
+    /// Every origin known.
+    pub fn origins(&self) -> Vec<OriginKey> {
+        lock(&self.origins).keys().cloned().collect()
+    }
+}

@@ -1,0 +1,257 @@
+//! One origin's pacing state, as a pure state machine on tokio's clock: when the next
+//! request may start, and what a response teaches.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use http::{HeaderMap, StatusCode};
+use tokio::time::Instant;
+
+use crate::error::FetchError;
+use crate::headers::retry_after;
+
+/// Default minimum gap between the starts of two requests to one origin: 1 s (issue 8:
+/// "deliberately conservative").
+pub const DEFAULT_PACE: Duration = Duration::from_secs(1);
+/// Default first back-off after a failure: 30 s, doubled per failure in a row ...
+pub const DEFAULT_BACKOFF_BASE: Duration = Duration::from_secs(30);
+/// ... up to 1 hour.
+pub const DEFAULT_BACKOFF_MAX: Duration = Duration::from_secs(60 * 60);
+/// Default failures in a row after which an origin is paused until a probe succeeds.
+pub const DEFAULT_PAUSE_AFTER: u32 = 5;
+/// Longest wait between probes of a paused origin: 1 day.
+pub const MAX_PROBE_INTERVAL: Duration = Duration::from_secs(24 * 60 * 60);
+/// Longest crawl-delay honoured: 1 day. A larger value would stop the host for good;
+/// this one already lets through one request a day.
+pub const MAX_CRAWL_DELAY: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// The pacing rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PacerConfig {
+    /// Minimum gap between the starts of two requests to one origin (`--pace`).
+    pub pace: Duration,
+    /// First back-off after a failure (`--backoff-base`); `n` failures in a row wait
+    /// `base × 2^(n−1)`.
+    pub backoff_base: Duration,
+    /// Longest back-off (`--backoff-max`).
+    pub backoff_max: Duration,
+    /// Failures in a row after which the origin is paused (`--pause-after`); 0 never pauses.
+    pub pause_after: u32,
+    /// Longest honoured `Retry-After`.
+    pub max_retry_after: Duration,
+}
+
+impl Default for PacerConfig {
+    /// JittyBot's defaults (issue 8).
+    fn default() -> PacerConfig {
+        PacerConfig {
+            pace: DEFAULT_PACE,
+            backoff_base: DEFAULT_BACKOFF_BASE,
+            backoff_max: DEFAULT_BACKOFF_MAX,
+            pause_after: DEFAULT_PAUSE_AFTER,
+            max_retry_after: crate::headers::MAX_RETRY_AFTER,
+        }
+    }
+}
+
+impl PacerConfig {
+    /// RobotsTxtParser within one analysis: no pace of its own and no back-off (the
+    /// service's schedule leaves failing sites alone between analyses), only the site's
+    /// crawl-delay, within the analysis's wait budget.
+    pub fn analysis() -> PacerConfig {
+        PacerConfig {
+            pace: Duration::ZERO,
+            backoff_base: Duration::ZERO,
+            backoff_max: Duration::ZERO,
+            pause_after: 0,
+            max_retry_after: Duration::ZERO,
+        }
+    }
+
+    /// The back-off after `failures` failures in a row: `base × 2^(failures−1)`, at most
+    /// `limit`.
+    pub fn backoff(&self, failures: u32, limit: Duration) -> Duration {
+        let doublings = failures.saturating_sub(1).min(30);
+        self.backoff_base
+            .saturating_mul(1u32 << doublings)
+            .min(limit)
+    }
+}
+
+/// What one response (or failure) teaches the pacer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "learned", rename_all = "snake_case")]
+pub enum Learned {
+    /// The origin answered normally (2xx, 3xx, 4xx but 429, other 5xx): a run of failures
+    /// ends.
+    Success,
+    /// 429, 500, 502, 503, 504, or a retryable network error (timeout, reset, DNS): back off.
+    Failure {
+        /// `Retry-After`, as honoured (bounded), when sent.
+        retry_after: Option<Duration>,
+    },
+    /// Nothing to learn about the origin's load (a refused address, a TLS failure, a
+    /// request cancelled).
+    Nothing,
+}
+
+impl Learned {
+    /// What a response with `status` and `headers` teaches (seed 003 "Backing off").
+    pub fn from_response(status: StatusCode, headers: &HeaderMap) -> Learned {
+        Learned::from_status(status, retry_after(headers, jiff::Timestamp::now()))
+    }
+
+    /// What `status` teaches, with the `Retry-After` already read.
+    pub fn from_status(status: StatusCode, retry_after: Option<Duration>) -> Learned {
+        match status.as_u16() {
+            429 | 500 | 502 | 503 | 504 => Learned::Failure { retry_after },
+            _ => Learned::Success,
+        }
+    }
+
+    /// What a failed request teaches.
+    pub fn from_error(error: &FetchError) -> Learned {
+        if error.is_retryable() {
+            Learned::Failure { retry_after: None }
+        } else {
+            Learned::Nothing
+        }
+    }
+}
+
+/// Why a request has to wait.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WaitReason {
+    /// The origin's pace.
+    Pace,
+    /// The host's crawl-delay.
+    CrawlDelay,
+    /// Back-off after failures (or `Retry-After`).
+    BackOff,
+    /// The origin is paused until a probe succeeds.
+    Paused,
+}
+
+/// When a request may start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Plan {
+    /// At `at` (now or later), waiting for `reason`.
+    At {
+        /// The earliest start.
+        at: Instant,
+        /// What the wait is for (`Pace` when there is none).
+        reason: WaitReason,
+    },
+    /// Paused: only a probe may be sent, at `probe_at`.
+    Paused {
+        /// When the next probe may start.
+        probe_at: Instant,
+    },
+}
+
+/// One origin's state.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OriginState {
+    /// When the last request to the origin started.
+    pub(crate) last_start: Option<Instant>,
+    /// When the last request to each host started (for its crawl-delay).
+    pub(crate) host_starts: HashMap<String, Instant>,
+    /// Failures in a row.
+    pub(crate) failures: u32,
+    /// No request before this (back-off, `Retry-After`, next probe).
+    pub(crate) not_before: Option<Instant>,
+    /// Paused until a probe succeeds.
+    pub(crate) paused: bool,
+}
+
+impl OriginState {
+    /// When a request to `host` (with the host's `crawl_delay`) may start; `probe` for the
+    /// request that tests a paused origin (its robots.txt).
+    pub fn plan(
+        &self,
+        config: &PacerConfig,
+        host: &str,
+        crawl_delay: Option<Duration>,
+        probe: bool,
+        now: Instant,
+    ) -> Plan {
+        if self.paused && !probe {
+            return Plan::Paused {
+                probe_at: self.not_before.unwrap_or(now).max(now),
+            };
+        }
+        let mut at = now;
+        let mut reason = WaitReason::Pace;
+        let mut later = |candidate: Option<Instant>, why: WaitReason| {
+            if let Some(candidate) = candidate.filter(|c| *c > at) {
+                at = candidate;
+                reason = why;
+            }
+        };
+        later(
+            self.last_start.and_then(|s| s.checked_add(config.pace)),
+            WaitReason::Pace,
+        );
+        let delay = crawl_delay.map(|d| d.min(MAX_CRAWL_DELAY));
+        later(
+            delay.and_then(|d| self.host_starts.get(host)?.checked_add(d)),
+            WaitReason::CrawlDelay,
+        );
+        let why = if self.paused {
+            WaitReason::Paused
+        } else {
+            WaitReason::BackOff
+        };
+        later(self.not_before, why);
+        Plan::At { at, reason }
+    }
+
+    /// A request to `host` starts at `now`.
+    pub fn started(&mut self, host: &str, now: Instant) {
+        self.last_start = Some(now);
+        // Entries older than any crawl-delay honoured constrain nothing any more.
+        self.host_starts
+            .retain(|_, start| now.saturating_duration_since(*start) < MAX_CRAWL_DELAY);
+        self.host_starts.insert(host.to_owned(), now);
+    }
+
+    /// Learns from a response (or failure) at `now`.
+    pub fn learn(&mut self, config: &PacerConfig, learned: Learned, now: Instant) {
+        match learned {
+            Learned::Nothing => {}
+            Learned::Success => {
+                self.failures = 0;
+                self.not_before = None;
+                self.paused = false;
+            }
+            Learned::Failure { retry_after } => {
+                self.failures = self.failures.saturating_add(1);
+                if config.pause_after > 0 && self.failures >= config.pause_after {
+                    self.paused = true;
+                }
+                // A paused origin is probed on the same exponential schedule, up to a day.
+                let limit = if self.paused {
+                    MAX_PROBE_INTERVAL
+                } else {
+                    config.backoff_max
+                };
+                let wait = match retry_after {
+                    Some(wait) => wait.min(config.max_retry_after),
+                    None => config.backoff(self.failures, limit),
+                };
+                self.not_before = now.checked_add(wait);
+            }
+        }
+    }
+
+    /// Failures in a row.
+    pub fn failures(&self) -> u32 {
+        self.failures
+    }
+
+    /// True while the origin is paused.
+    pub fn is_paused(&self) -> bool {
+        self.paused
+    }
+}
