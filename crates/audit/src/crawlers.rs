@@ -1,6 +1,6 @@
 //! A built-in directory of notable crawlers, and what a robots.txt lets each of them fetch.
 
-use robots::{Explanation, GroupSelection, RobotsTxt};
+use robots::{AgentRules, Explanation, GroupSelection, ProductTokens, RobotsTxt};
 use serde::{Deserialize, Serialize};
 
 /// What a crawler is for.
@@ -86,6 +86,9 @@ const fn ignores_global(mut c: Crawler) -> Crawler {
 
 /// The bot's own product token.
 pub const BOT_TOKEN: &str = "RobotsTxtParser";
+
+/// The bot's own product token as the engine takes it.
+pub const BOT_TOKENS: ProductTokens = ProductTokens::from_static(&[BOT_TOKEN]);
 
 /// The directory, grouped by purpose.
 pub const CRAWLERS: &[Crawler] = &[
@@ -331,12 +334,25 @@ impl CrawlerAccess {
 
 /// The rules `crawler` follows: its chain, then `*` unless it ignores `*`.
 pub fn rules_for(robots: &RobotsTxt, crawler: &Crawler) -> robots::AgentRules {
-    let rules = robots.rules_for(crawler.chain);
+    let rules = rules_for_tokens(robots, crawler.chain);
     if crawler.ignores_global && *rules.group() == GroupSelection::Global {
         // Only a group naming it counts: without one, no group applies.
-        return robots::AgentRules::parse(b"", &[]);
+        return AgentRules::empty();
     }
     rules
+}
+
+/// The rules for `tokens` in order of preference, each read as a User-agent value is
+/// (`MJ12bot` names `MJ`, as `User-agent: MJ12bot` does); with none left, the `*` groups.
+pub(crate) fn rules_for_tokens(robots: &RobotsTxt, tokens: &[&str]) -> AgentRules {
+    let reduced = tokens
+        .iter()
+        .filter_map(|token| robots::product_token(token))
+        .take(robots::MAX_PREFERRED_TOKENS);
+    match ProductTokens::new(reduced) {
+        Ok(tokens) => robots.rules_for(&tokens),
+        Err(_) => robots.global_rules(),
+    }
 }
 
 /// Which tokens some group of the file names (lowercase).
@@ -370,11 +386,11 @@ pub fn table(robots: &RobotsTxt, page: Option<&str>) -> Vec<CrawlerAccess> {
             let rules = match chosen {
                 Some(_) => cache
                     .entry(chosen)
-                    .or_insert_with(|| robots.rules_for(&[chosen.unwrap_or_default()])),
-                None if crawler.ignores_global => cache
-                    .entry(Some(""))
-                    .or_insert_with(|| robots::AgentRules::parse(b"", &[])),
-                None => cache.entry(None).or_insert_with(|| robots.rules_for(&[])),
+                    .or_insert_with(|| rules_for_tokens(robots, &[chosen.unwrap_or_default()])),
+                None if crawler.ignores_global => {
+                    cache.entry(Some("")).or_insert_with(AgentRules::empty)
+                }
+                None => cache.entry(None).or_insert_with(|| robots.global_rules()),
             };
             CrawlerAccess {
                 token: crawler.token.to_owned(),

@@ -1,30 +1,51 @@
 //! RobotsTxtParser's analysis: one site's robots.txt, page head and sitemaps, audited and
 //! scored out of 100.
 //!
+//! - [`analyze`] runs one analysis over the network, as the bot does it; [`analyze_file`]
+//!   audits a provided file offline.
 //! - [`audit_robots_txt`] audits a robots.txt body with no network (syntax, logic, sitemaps
 //!   declared, crawler directory).
 //! - [`Score::compute`] turns findings into a score and a grade, every point tied to a
 //!   finding.
-//! - [`directives`] reads X-Robots-Tag headers and robots meta tags.
+//! - The page's X-Robots-Tag headers and robots meta tags are read by the `page` crate.
+//!
+//! Modules depend downwards only: the entry points ([`analyze`]) use the network run, the
+//! network checks (fetching, page, sitemaps) and the file audit; all of them use the findings
+//! and the report types.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod analysis;
+mod analyze;
+pub mod catalogue;
+mod collect;
 pub mod crawlers;
-pub mod directives;
+mod error;
+mod fetching;
+mod file;
 pub mod finding;
-pub mod head;
+pub mod limits;
 pub mod net;
-mod robots_audit;
+mod page_checks;
+mod render;
+pub mod report;
+mod run;
 pub mod score;
+mod sitemaps;
 mod source;
+mod status_serde;
 
-pub use analysis::{analyze, analyze_file, analyze_with, Analysis, AnalysisError, Limits};
-pub use finding::{Category, Check, CheckId, Evidence, Finding, Severity, CHECKS};
-pub use net::Transport;
-pub use robots_audit::{
-    audit_robots_txt, sort_findings, FileAudit, FileContext, FileSummary, Omitted, LONG_LINE_BYTES,
-    MAX_FINDINGS_PER_CHECK, MAX_RELATED_LINES, MAX_RULES_COMPARED,
+pub use analyze::{analyze, analyze_file, analyze_with, ProvidedFile};
+pub use catalogue::{Category, Check, CheckId, Severity, CHECKS};
+pub use collect::{sort_findings, Omitted, MAX_FINDINGS_PER_CHECK};
+pub use error::{AnalysisError, AnalysisErrorKind};
+pub use file::{
+    audit_robots_txt, FileAudit, FileContext, FileSummary, LONG_LINE_BYTES, MAX_RELATED_LINES,
+    MAX_RULES_COMPARED,
 };
+pub use finding::{Evidence, Finding};
+pub use limits::Limits;
+pub use net::Transport;
+pub use report::{Analysis, REPORT_VERSION};
 pub use score::{Grade, Score};
+pub use sitemaps::sniff_sitemap;

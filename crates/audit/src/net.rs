@@ -49,6 +49,11 @@ impl HttpResponse {
             .map(|(_, value)| value.as_str())
     }
 
+    /// The status as a typed status code (none outside 100–999).
+    pub fn status_code(&self) -> Option<http::StatusCode> {
+        http::StatusCode::from_u16(self.status).ok()
+    }
+
     /// Whether this is a redirect with a `Location`.
     pub fn redirect_location(&self) -> Option<&str> {
         matches!(self.status, 301 | 302 | 303 | 307 | 308)

@@ -5,13 +5,18 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use audit::analysis::{
-    Purpose, RobotsStatus, SkipReason, CRAWL_DELAY_BUDGET, MAX_SITEMAPS_CHECKED,
-    SITEMAP_READ_BYTES, SITEMAP_TIME_BUDGET,
+use audit::limits::{
+    CRAWL_DELAY_BUDGET, MAX_SITEMAPS_CHECKED, SITEMAP_READ_BYTES, SITEMAP_TIME_BUDGET,
 };
 use audit::net::{GetRequest, HttpResponse, Transport, TransportError};
+use audit::report::{Purpose, RobotsStatus, SkipReason};
 use audit::{analyze, Analysis, CheckId, Grade};
 use tokio::time::Instant;
+use url::Url;
+
+fn url(text: &str) -> Url {
+    Url::parse(text).expect("a test URL")
+}
 
 #[derive(Clone)]
 struct Scripted {
@@ -160,7 +165,7 @@ async fn a_sensible_site_scores_100() {
             "<html><head><title>x</title></head>",
         )
         .route("https://example.test/sitemap.xml", 200, XML, URLSET);
-    let analysis = analyze(&fake, "https://example.test/").await.unwrap();
+    let analysis = analyze(&fake, &url("https://example.test/")).await.unwrap();
     assert_eq!(analysis.score, 100, "{:?}", ids(&analysis));
     assert_eq!(analysis.grade, Grade::A);
     assert_eq!(
@@ -172,7 +177,7 @@ async fn a_sensible_site_scores_100() {
         ]
     );
     assert_eq!(analysis.robots.outcome, RobotsStatus::Rules);
-    assert_eq!(analysis.page.status, Some(200));
+    assert_eq!(analysis.page.status.map(|s| s.as_u16()), Some(200));
     assert_eq!(analysis.sitemaps[0].looks_like_sitemap, Some(true));
     let json = serde_json::to_value(&analysis).unwrap();
     for field in [
@@ -188,7 +193,7 @@ async fn server_error_stops_page_and_sitemaps() {
         let fake = Fake::new()
             .route("https://example.test/robots.txt", status, &[], "")
             .route("https://example.test/", 200, HTML, "<head></head>");
-        let analysis = analyze(&fake, "https://example.test/").await.unwrap();
+        let analysis = analyze(&fake, &url("https://example.test/")).await.unwrap();
         assert_eq!(fake.requested(), ["https://example.test/robots.txt"]);
         assert!(!analysis.page.requested);
         assert!(matches!(
@@ -211,7 +216,7 @@ async fn network_failure_is_unreachable() {
         "https://example.test/robots.txt",
         audit::net::FailureKind::Dns,
     );
-    let analysis = analyze(&fake, "https://example.test/").await.unwrap();
+    let analysis = analyze(&fake, &url("https://example.test/")).await.unwrap();
     assert!(has(&analysis, CheckId::FetchUnreachable));
     assert_eq!(analysis.robots.outcome, RobotsStatus::Unreachable);
     assert_eq!(fake.requested().len(), 1);
@@ -225,7 +230,9 @@ async fn not_found_means_no_rules_and_the_page_is_read() {
         &[("Content-Type", "text/html"), ("X-Robots-Tag", "noindex")],
         "<head></head>",
     );
-    let analysis = analyze(&fake, "https://example.test/p").await.unwrap();
+    let analysis = analyze(&fake, &url("https://example.test/p"))
+        .await
+        .unwrap();
     assert_eq!(analysis.robots.outcome, RobotsStatus::NoFile);
     assert!(has(&analysis, CheckId::FetchNotFound));
     assert!(has(&analysis, CheckId::PageNoindex));
@@ -240,7 +247,7 @@ async fn a_disallowed_page_is_not_requested() {
             "User-agent: RobotsTxtParser\nDisallow: /\n\nUser-agent: *\nDisallow: /private\n",
         )
         .route("https://example.test/private/x", 200, HTML, "<head></head>");
-    let analysis = analyze(&fake, "https://example.test/private/x")
+    let analysis = analyze(&fake, &url("https://example.test/private/x"))
         .await
         .unwrap();
     assert_eq!(fake.requested(), ["https://example.test/robots.txt"]);
@@ -248,7 +255,7 @@ async fn a_disallowed_page_is_not_requested() {
     assert_eq!(
         analysis.page.skipped,
         Some(SkipReason::Disallowed {
-            robots_url: "https://example.test/robots.txt".into(),
+            robots_url: url("https://example.test/robots.txt"),
             line: 2,
             rule: "Disallow: /".into()
         })
@@ -274,7 +281,7 @@ async fn a_redirect_into_a_disallowed_path_is_not_followed() {
             &[("Location", "/secret/home")],
             "",
         );
-    let analysis = analyze(&fake, "https://example.test/").await.unwrap();
+    let analysis = analyze(&fake, &url("https://example.test/")).await.unwrap();
     assert_eq!(
         fake.requested(),
         ["https://example.test/robots.txt", "https://example.test/"]
@@ -301,7 +308,7 @@ async fn at_most_ten_sitemaps_read_two_kilobytes_each() {
         );
     }
     let fake = fake.robots("https://example.test/robots.txt", &robots);
-    let analysis = analyze(&fake, "https://example.test/").await.unwrap();
+    let analysis = analyze(&fake, &url("https://example.test/")).await.unwrap();
     let sitemap_requests: Vec<_> = fake
         .log
         .lock()
@@ -317,11 +324,11 @@ async fn at_most_ten_sitemaps_read_two_kilobytes_each() {
     assert_eq!(analysis.sitemaps.len(), 12);
     assert_eq!(
         analysis.sitemaps[10].skipped,
-        Some(SkipReason::TooManySitemaps)
+        Some(SkipReason::TooManySitemaps { max: 10 })
     );
     assert_eq!(
         analysis.sitemaps[11].skipped,
-        Some(SkipReason::TooManySitemaps)
+        Some(SkipReason::TooManySitemaps { max: 10 })
     );
     assert_eq!(analysis.sitemaps[0].looks_like_sitemap, Some(false));
     assert!(has(&analysis, CheckId::SitemapNotASitemap));
@@ -340,7 +347,7 @@ async fn no_sitemap_starts_after_twenty_seconds() {
             .slow(&url, Duration::from_secs(7));
     }
     let fake = fake.robots("https://example.test/robots.txt", &robots);
-    let analysis = analyze(&fake, "https://example.test/").await.unwrap();
+    let analysis = analyze(&fake, &url("https://example.test/")).await.unwrap();
     // Starts at 0, 7 and 14 s into the sitemap phase; the one at 21 s is skipped.
     let first = fake.when("https://example.test/s0.xml").unwrap();
     assert_eq!(
@@ -348,13 +355,19 @@ async fn no_sitemap_starts_after_twenty_seconds() {
         Duration::from_secs(14)
     );
     assert!(fake.when("https://example.test/s3.xml").is_none());
-    assert_eq!(analysis.sitemaps[3].skipped, Some(SkipReason::TimeBudget));
-    assert_eq!(analysis.sitemaps[4].skipped, Some(SkipReason::TimeBudget));
+    assert_eq!(
+        analysis.sitemaps[3].skipped,
+        Some(SkipReason::TimeBudget { budget_ms: 20_000 })
+    );
+    assert_eq!(
+        analysis.sitemaps[4].skipped,
+        Some(SkipReason::TimeBudget { budget_ms: 20_000 })
+    );
     assert!(SITEMAP_TIME_BUDGET < Duration::from_secs(21));
     let skipped: Vec<_> = analysis
         .requests
         .iter()
-        .filter(|r| r.skipped == Some(SkipReason::TimeBudget))
+        .filter(|r| r.skipped == Some(SkipReason::TimeBudget { budget_ms: 20_000 }))
         .collect();
     assert_eq!(skipped.len(), 2);
 }
@@ -370,7 +383,7 @@ async fn a_sitemap_on_another_host_reads_that_hosts_robots_first() {
         .route("https://example.test/", 200, HTML, "<head></head>")
         .route("https://www.example.test/a.xml", 200, XML, URLSET)
         .route("https://www.example.test/private/b.xml", 200, XML, URLSET);
-    let analysis = analyze(&fake, "https://example.test/").await.unwrap();
+    let analysis = analyze(&fake, &url("https://example.test/")).await.unwrap();
     assert_eq!(
         fake.requested(),
         [
@@ -401,7 +414,7 @@ async fn crawl_delay_spaces_requests_within_ten_seconds() {
         .route("https://example.test/", 200, HTML, "<head></head>")
         .route("https://example.test/a.xml", 200, XML, URLSET)
         .route("https://example.test/b.xml", 200, XML, URLSET);
-    let analysis = analyze(&fake, "https://example.test/").await.unwrap();
+    let analysis = analyze(&fake, &url("https://example.test/")).await.unwrap();
     assert_eq!(
         fake.when("https://example.test/").unwrap(),
         Duration::from_secs(4)
@@ -414,7 +427,10 @@ async fn crawl_delay_spaces_requests_within_ten_seconds() {
     assert!(fake.when("https://example.test/b.xml").is_none());
     assert_eq!(
         analysis.sitemaps[1].skipped,
-        Some(SkipReason::CrawlDelayBudget { wait_ms: 4_000 })
+        Some(SkipReason::CrawlDelayBudget {
+            wait_ms: 4_000,
+            budget_ms: 10_000
+        })
     );
     let waited: u64 = analysis.requests.iter().map(|r| r.waited_ms).sum();
     assert_eq!(waited, 8_000);
@@ -431,7 +447,7 @@ async fn a_crawl_delay_over_the_budget_skips_the_page() {
             "User-agent: *\nCrawl-delay: 30\nDisallow: /x\n",
         )
         .route("https://example.test/", 200, HTML, "<head></head>");
-    let analysis = analyze(&fake, "https://example.test/").await.unwrap();
+    let analysis = analyze(&fake, &url("https://example.test/")).await.unwrap();
     assert_eq!(fake.requested(), ["https://example.test/robots.txt"]);
     assert!(matches!(
         analysis.page.skipped,
@@ -462,7 +478,7 @@ async fn page_directives_are_collected_from_headers_and_meta() {
             ],
             head,
         );
-    let analysis = analyze(&fake, "https://example.test/").await.unwrap();
+    let analysis = analyze(&fake, &url("https://example.test/")).await.unwrap();
     assert_eq!(analysis.page.x_robots_tag.len(), 2);
     assert_eq!(analysis.page.meta.len(), 2, "{:?}", analysis.page.meta);
     for id in [
@@ -471,7 +487,7 @@ async fn page_directives_are_collected_from_headers_and_meta() {
         CheckId::PageInvalidDirective,
         CheckId::PageNoindexForBot,
     ] {
-        assert!(has(&analysis, id), "{id}: {:?}", ids(&analysis));
+        assert!(has(&analysis, id.clone()), "{id}: {:?}", ids(&analysis));
     }
     let json = serde_json::to_string(&analysis).unwrap();
     assert!(!json.contains("secret"));
@@ -491,7 +507,9 @@ async fn disallowed_and_noindex_is_flagged() {
             HTML,
             "<head><meta name=robots content=noindex></head>",
         );
-    let analysis = analyze(&fake, "https://example.test/p").await.unwrap();
+    let analysis = analyze(&fake, &url("https://example.test/p"))
+        .await
+        .unwrap();
     let finding = analysis
         .findings
         .iter()
@@ -509,7 +527,7 @@ async fn robots_fetch_problems() {
         HTML,
         "<!DOCTYPE html><html><body>Shop</body></html>",
     );
-    let analysis = analyze(&fake, "https://a.test/").await.unwrap();
+    let analysis = analyze(&fake, &url("https://a.test/")).await.unwrap();
     assert!(has(&analysis, CheckId::FetchHtml), "{:?}", ids(&analysis));
     assert!(!has(&analysis, CheckId::SyntaxMissingColon));
 
@@ -520,13 +538,13 @@ async fn robots_fetch_problems() {
         &[("Content-Type", "text/html"), ("cf-mitigated", "challenge")],
         "<html><title>Just a moment...</title></html>",
     );
-    let analysis = analyze(&fake, "https://a.test/").await.unwrap();
+    let analysis = analyze(&fake, &url("https://a.test/")).await.unwrap();
     assert!(has(&analysis, CheckId::FetchChallenge));
 
     // 403 without challenge.
     let fake = Fake::new().route("https://a.test/robots.txt", 403, &[], "");
     assert!(has(
-        &analyze(&fake, "https://a.test/").await.unwrap(),
+        &analyze(&fake, &url("https://a.test/")).await.unwrap(),
         CheckId::FetchForbidden
     ));
 
@@ -537,7 +555,7 @@ async fn robots_fetch_problems() {
         &[("Content-Type", "application/octet-stream")],
         "",
     );
-    let analysis = analyze(&fake, "https://a.test/").await.unwrap();
+    let analysis = analyze(&fake, &url("https://a.test/")).await.unwrap();
     assert!(has(&analysis, CheckId::FetchContentType));
     assert!(has(&analysis, CheckId::FetchEmpty));
 
@@ -552,7 +570,7 @@ async fn robots_fetch_problems() {
         let to = format!("/r{}", i + 1);
         fake = fake.route(&from, 301, &[("Location", &to)], "");
     }
-    let analysis = analyze(&fake, "https://a.test/").await.unwrap();
+    let analysis = analyze(&fake, &url("https://a.test/")).await.unwrap();
     assert!(has(&analysis, CheckId::FetchTooManyRedirects));
     assert_eq!(analysis.robots.outcome, RobotsStatus::Unreachable);
     assert_eq!(
@@ -570,12 +588,12 @@ async fn robots_fetch_problems() {
             "",
         )
         .robots("https://cdn.test/robots.txt", "User-agent: *\nDisallow:\n");
-    let analysis = analyze(&fake, "https://a.test/").await.unwrap();
+    let analysis = analyze(&fake, &url("https://a.test/")).await.unwrap();
     assert!(has(&analysis, CheckId::FetchRedirectOtherHost));
     assert!(has(&analysis, CheckId::FetchRedirected));
     assert_eq!(analysis.robots.redirects.len(), 1);
     assert_eq!(
-        analysis.robots.final_url.as_deref(),
+        analysis.robots.final_url.as_ref().map(Url::as_str),
         Some("https://cdn.test/robots.txt")
     );
 
@@ -586,9 +604,9 @@ async fn robots_fetch_problems() {
         "Disallow: /aaaaaaaaaaaaaaaaaaaa\n".repeat(20_000)
     );
     fake = fake.robots("https://a.test/robots.txt", &big);
-    let analysis = analyze(&fake, "https://a.test/").await.unwrap();
+    let analysis = analyze(&fake, &url("https://a.test/")).await.unwrap();
     assert!(analysis.robots.truncated);
-    assert_eq!(analysis.robots.size, audit::analysis::ROBOTS_MAX_BYTES);
+    assert_eq!(analysis.robots.size, audit::limits::ROBOTS_MAX_BYTES);
     assert!(has(&analysis, CheckId::FetchTooLarge));
 }
 
@@ -601,10 +619,10 @@ async fn unreachable_and_non_sitemaps_are_errors() {
         )
         .route("https://example.test/page.xml", 200, HTML, "<!doctype html><html>")
         .route("https://example.test/s.xml.gz", 200, &[("Content-Type", "application/gzip")], [0x1f_u8, 0x8b, 0x08]);
-    let analysis = analyze(&fake, "https://example.test/").await.unwrap();
+    let analysis = analyze(&fake, &url("https://example.test/")).await.unwrap();
     assert!(has(&analysis, CheckId::SitemapUnreachable));
     assert!(has(&analysis, CheckId::SitemapNotASitemap));
-    assert_eq!(analysis.sitemaps[0].status, Some(404));
+    assert_eq!(analysis.sitemaps[0].status.map(|s| s.as_u16()), Some(404));
     assert!(!analysis.sitemaps[0].answered);
     assert_eq!(analysis.sitemaps[2].looks_like_sitemap, Some(true));
     assert_eq!(
@@ -616,7 +634,6 @@ async fn unreachable_and_non_sitemaps_are_errors() {
 #[tokio::test(start_paused = true)]
 async fn invalid_targets_are_refused() {
     let fake = Fake::new();
-    assert!(analyze(&fake, "ftp://example.test/").await.is_err());
-    assert!(analyze(&fake, "not a url").await.is_err());
+    assert!(analyze(&fake, &url("ftp://example.test/")).await.is_err());
     assert!(fake.requested().is_empty());
 }

@@ -53,7 +53,7 @@ fn the_constants_are_the_published_ones() {
 #[test]
 fn the_worked_example_holds() {
     let body = b"User-agent: *\nDissallow: /a\nDisallow: /b\nDisallow: /b\n";
-    let analysis = audit::analyze_file(body, None);
+    let analysis = audit::analyze_file(audit::ProvidedFile::whole(body), None);
     assert_eq!(analysis.score, 82, "{:#?}", analysis.findings);
     assert_eq!(analysis.grade, audit::Grade::B);
 }

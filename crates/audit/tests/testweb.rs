@@ -5,11 +5,16 @@
 
 use std::time::Duration;
 
-use audit::analysis::{RobotsStatus, SkipReason};
 use audit::crawlers::BOT_TOKEN;
+use audit::report::{RobotsStatus, SkipReason};
 use audit::{analyze, analyze_with, CheckId, Limits};
 use fetch::{FetchConfig, Fetcher, ResolvePin};
 use testweb::{Reply, TestWeb};
+use url::Url;
+
+fn url(text: &str) -> Url {
+    Url::parse(text).expect("a test URL")
+}
 
 fn make_fetcher(web: &TestWeb, hosts: &[&str]) -> Fetcher {
     let mut config = FetchConfig::new(BOT_TOKEN, "https://robotstxtparser.example/bot");
@@ -57,13 +62,13 @@ async fn a_whole_site_with_a_cross_host_sitemap() {
         .respond(Reply::ok().body(URLSET));
 
     let fetcher = make_fetcher(&web, &["example.test", "www.example.test"]);
-    let analysis = analyze(&fetcher, &web.http_url("example.test", "/"))
+    let analysis = analyze(&fetcher, &url(&web.http_url("example.test", "/")))
         .await
         .unwrap();
 
     assert_eq!(analysis.robots.outcome, RobotsStatus::Rules);
-    assert_eq!(analysis.robots.status, Some(200));
-    assert_eq!(analysis.page.status, Some(200));
+    assert_eq!(analysis.robots.status.map(|s| s.as_u16()), Some(200));
+    assert_eq!(analysis.page.status.map(|s| s.as_u16()), Some(200));
     assert_eq!(
         analysis.page.x_robots_tag,
         vec!["googlebot: noarchive".to_owned()]
@@ -111,7 +116,7 @@ async fn a_server_error_stops_everything_else() {
         .path("/")
         .respond(Reply::ok().body("<head></head>"));
     let fetcher = make_fetcher(&web, &["down.test"]);
-    let analysis = analyze(&fetcher, &web.http_url("down.test", "/"))
+    let analysis = analyze(&fetcher, &url(&web.http_url("down.test", "/")))
         .await
         .unwrap();
     assert!(analysis
@@ -131,7 +136,7 @@ async fn a_disallowed_page_is_never_requested() {
             "User-agent: RobotsTxtParser\nDisallow: /\n",
         ));
     let fetcher = make_fetcher(&web, &["shy.test"]);
-    let analysis = analyze(&fetcher, &web.http_url("shy.test", "/page"))
+    let analysis = analyze(&fetcher, &url(&web.http_url("shy.test", "/page")))
         .await
         .unwrap();
     assert!(web.requests_to("shy.test", "/page").is_empty());
@@ -159,11 +164,11 @@ async fn sitemaps_are_read_two_kilobytes_at_most() {
         .path("/sitemap.xml")
         .respond(Reply::ok().body(big));
     let fetcher = make_fetcher(&web, &["big.test"]);
-    let analysis = analyze(&fetcher, &web.http_url("big.test", "/"))
+    let analysis = analyze(&fetcher, &url(&web.http_url("big.test", "/")))
         .await
         .unwrap();
     assert_eq!(analysis.sitemaps[0].looks_like_sitemap, Some(true));
-    assert_eq!(analysis.sitemaps[0].status, Some(200));
+    assert_eq!(analysis.sitemaps[0].status.map(|s| s.as_u16()), Some(200));
 }
 
 #[tokio::test]
@@ -180,7 +185,7 @@ async fn robots_redirect_limit_and_cross_host_redirects() {
             .respond(Reply::redirect(301, &format!("/r{}", i + 1)));
     }
     let fetcher = make_fetcher(&web, &["loop.test"]);
-    let analysis = analyze(&fetcher, &web.http_url("loop.test", "/"))
+    let analysis = analyze(&fetcher, &url(&web.http_url("loop.test", "/")))
         .await
         .unwrap();
     assert!(analysis
@@ -189,6 +194,24 @@ async fn robots_redirect_limit_and_cross_host_redirects() {
         .any(|f| f.id == CheckId::FetchTooManyRedirects));
     assert_eq!(analysis.robots.redirects.len(), 6);
     assert_eq!(web.requests().len(), 6);
+    // With another limit, the message names it.
+    let limits = Limits {
+        robots_max_redirects: 2,
+        ..Limits::default()
+    };
+    let analysis = analyze_with(&fetcher, &url(&web.http_url("loop.test", "/")), &limits)
+        .await
+        .unwrap();
+    let too_many = analysis
+        .findings
+        .iter()
+        .find(|f| f.id == CheckId::FetchTooManyRedirects)
+        .expect("too many redirects");
+    assert!(
+        too_many.title().contains("more than 2 times"),
+        "{}",
+        too_many.title()
+    );
 
     let web = TestWeb::start().await;
     let target = web.http_url("cdn.test", "/robots.txt");
@@ -199,7 +222,7 @@ async fn robots_redirect_limit_and_cross_host_redirects() {
         .path("/robots.txt")
         .respond(Reply::robots_txt("User-agent: *\nDisallow: /x\n"));
     let fetcher = make_fetcher(&web, &["moved.test", "cdn.test"]);
-    let analysis = analyze(&fetcher, &web.http_url("moved.test", "/"))
+    let analysis = analyze(&fetcher, &url(&web.http_url("moved.test", "/")))
         .await
         .unwrap();
     assert!(analysis
@@ -228,7 +251,7 @@ async fn crawl_delay_budget_skips_and_reports() {
         ..Limits::default()
     };
     let fetcher = make_fetcher(&web, &["slow.test"]);
-    let analysis = analyze_with(&fetcher, &web.http_url("slow.test", "/"), &limits)
+    let analysis = analyze_with(&fetcher, &url(&web.http_url("slow.test", "/")), &limits)
         .await
         .unwrap();
     // robots.txt, then the page 0.3 s later; the first sitemap would need 0.3 s more.
@@ -238,6 +261,12 @@ async fn crawl_delay_budget_skips_and_reports() {
         analysis.sitemaps[0].skipped,
         Some(SkipReason::CrawlDelayBudget { .. })
     ));
+    // The messages name the budget in effect, not the published one.
+    let titles: Vec<String> = analysis.findings.iter().map(|f| f.title()).collect();
+    assert!(
+        titles.iter().any(|t| t.contains("past the 0.5 s budget")),
+        "{titles:#?}"
+    );
     let robots_at = web.requests_to("slow.test", "/robots.txt")[0].at;
     let page_at = web.requests_to("slow.test", "/")[0].at;
     assert!(page_at.duration_since(robots_at) >= Duration::from_millis(290));
@@ -262,13 +291,59 @@ async fn sitemap_time_budget_stops_starting_requests() {
         ..Limits::default()
     };
     let fetcher = make_fetcher(&web, &["late.test"]);
-    let analysis = analyze_with(&fetcher, &web.http_url("late.test", "/"), &limits)
+    let analysis = analyze_with(&fetcher, &url(&web.http_url("late.test", "/")), &limits)
         .await
         .unwrap();
     // Started at about 0 and 0.4 s; the next would start at 0.8 s, past the budget.
     assert_eq!(web.requests_to("late.test", "/s0.xml").len(), 1);
     assert_eq!(web.requests_to("late.test", "/s1.xml").len(), 1);
     assert!(web.requests_to("late.test", "/s2.xml").is_empty());
-    assert_eq!(analysis.sitemaps[2].skipped, Some(SkipReason::TimeBudget));
-    assert_eq!(analysis.sitemaps[3].skipped, Some(SkipReason::TimeBudget));
+    assert_eq!(
+        analysis.sitemaps[2].skipped,
+        Some(SkipReason::TimeBudget { budget_ms: 700 })
+    );
+    assert_eq!(
+        analysis.sitemaps[3].skipped,
+        Some(SkipReason::TimeBudget { budget_ms: 700 })
+    );
+    let titles: Vec<String> = analysis.findings.iter().map(|f| f.title()).collect();
+    assert!(
+        titles
+            .iter()
+            .any(|t| t.contains("within the 0.7 s sitemap budget")),
+        "{titles:#?}"
+    );
+}
+
+#[tokio::test]
+async fn a_head_end_inside_a_script_or_comment_does_not_hide_a_later_noindex() {
+    let web = TestWeb::start().await;
+    web.site("tricky.test")
+        .path("/robots.txt")
+        .respond(Reply::robots_txt("User-agent: *\nDisallow: /admin/\n"));
+    web.site("tricky.test").path("/").respond(
+        Reply::ok().header("Content-Type", "text/html").body(
+            "<!doctype html><html><head><title>t</title>\
+             <script>document.write('</head><body>');</script>\
+             <!-- </head> -->\
+             <meta name=\"robots\" content=\"noindex\">\
+             </head><body><meta name=\"robots\" content=\"index\"></body></html>",
+        ),
+    );
+    let fetcher = make_fetcher(&web, &["tricky.test"]);
+    let analysis = analyze(&fetcher, &url(&web.http_url("tricky.test", "/")))
+        .await
+        .unwrap();
+    let metas: Vec<(&str, &str)> = analysis
+        .page
+        .meta
+        .iter()
+        .map(|meta| (meta.name.as_str(), meta.content.as_str()))
+        .collect();
+    assert_eq!(metas, [("robots", "noindex")]);
+    assert!(analysis
+        .findings
+        .iter()
+        .any(|f| f.id == CheckId::PageNoindex));
+    assert_eq!(web.requests_to("tricky.test", "/").len(), 1);
 }

@@ -5,6 +5,11 @@ use audit::crawlers::BOT_TOKEN;
 use audit::{analyze, Analysis, CheckId};
 use fetch::{FetchConfig, Fetcher, ResolvePin};
 use testweb::{Reply, TestWeb};
+use url::Url;
+
+fn url(text: &str) -> Url {
+    Url::parse(text).expect("a test URL")
+}
 
 const URLSET: &str = "<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"></urlset>";
 const GOOD_ROBOTS: &str = "User-agent: *\nDisallow: /admin/\n";
@@ -110,6 +115,24 @@ fn sites(web: &TestWeb) -> Vec<Site> {
             CheckId::FetchRedirectOtherHost,
         ),
         site("no-sitemap.test", text(GOOD_ROBOTS), CheckId::SitemapNone),
+        site(
+            "no-location.test",
+            Reply::status(302),
+            CheckId::FetchUnexpectedStatus,
+        ),
+        site(
+            "status-999.test",
+            Reply::status(999),
+            CheckId::FetchUnexpectedStatus,
+        ),
+        site(
+            "sitemap-hosts.test",
+            text(&format!(
+                "{GOOD_ROBOTS}Sitemap: {}\n",
+                web.http_url("down-host.test", "/sitemap.xml")
+            )),
+            CheckId::SitemapHostsUnreachable,
+        ),
     ];
     sites.push(Site {
         page: Some(html("<meta name=\"robots\" content=\"noindex, nofollow\">")),
@@ -180,7 +203,7 @@ fn fetcher(web: &TestWeb, sites: &[Site]) -> Fetcher {
     let hosts = sites
         .iter()
         .map(|site| site.host)
-        .chain(["other-host.test"]);
+        .chain(["other-host.test", "down-host.test"]);
     for host in hosts {
         for pin in web.pins(host) {
             config.resolve.push(pin.parse::<ResolvePin>().expect("pin"));
@@ -190,7 +213,11 @@ fn fetcher(web: &TestWeb, sites: &[Site]) -> Fetcher {
 }
 
 fn ids(analysis: &Analysis) -> Vec<CheckId> {
-    analysis.findings.iter().map(|finding| finding.id).collect()
+    analysis
+        .findings
+        .iter()
+        .map(|finding| finding.id.clone())
+        .collect()
 }
 
 #[tokio::test]
@@ -210,10 +237,13 @@ async fn each_crafted_site_shows_its_finding() {
     web.site("other-host.test")
         .path("/robots.txt")
         .respond(text(GOOD_ROBOTS));
+    web.site("down-host.test")
+        .path("/robots.txt")
+        .respond(Reply::reset());
     let fetcher = fetcher(&web, &sites);
     let mut missing = Vec::new();
     for site in &sites {
-        let url = web.http_url(site.host, site.page_path);
+        let url = url(&web.http_url(site.host, site.page_path));
         let analysis = analyze(&fetcher, &url).await.expect("the analysis runs");
         if !ids(&analysis).contains(&site.expected) {
             missing.push(format!(
@@ -222,6 +252,15 @@ async fn each_crafted_site_shows_its_finding() {
                 site.expected,
                 ids(&analysis)
             ));
+        }
+        // Each finding stores what its title needs.
+        for finding in &analysis.findings {
+            if finding.specific_title().is_none() {
+                missing.push(format!(
+                    "{}: {finding:?} cannot render its title",
+                    site.host
+                ));
+            }
         }
     }
     assert!(missing.is_empty(), "{}", missing.join("\n"));
@@ -246,7 +285,7 @@ async fn a_site_that_stops_the_bot_gets_no_further_requests() {
     }
     let fetcher = Fetcher::new(config).expect("fetcher");
     for host in ["server-error.test", "rate-limited.test"] {
-        analyze(&fetcher, &web.http_url(host, "/"))
+        analyze(&fetcher, &url(&web.http_url(host, "/")))
             .await
             .expect("the analysis runs");
         assert!(
@@ -254,5 +293,58 @@ async fn a_site_that_stops_the_bot_gets_no_further_requests() {
             "{host}: page requested"
         );
         assert_eq!(web.requests_to(host, "/robots.txt").len(), 1, "{host}");
+    }
+}
+
+/// robots.txt answers the bot reads as a server error (seed 000: a redirect loop or too many
+/// redirects "as 5xx"; any other answer with no file to read likewise): everything is
+/// disallowed, so the score is an F, as for a 5xx.
+#[tokio::test]
+async fn answers_read_as_a_server_error_score_f() {
+    let web = TestWeb::start().await;
+    let mut hosts = vec![
+        ("no-location.test", Reply::status(302)),
+        ("status-999.test", Reply::status(999)),
+        ("loop.test", Reply::redirect(301, "/robots.txt")),
+    ];
+    for (host, reply) in hosts.drain(..) {
+        web.site(host).path("/robots.txt").respond(reply);
+        web.site(host).path("/").respond(html(""));
+    }
+    for i in 0..7 {
+        let from = if i == 0 {
+            "/robots.txt".to_owned()
+        } else {
+            format!("/r{i}")
+        };
+        web.site("chain.test")
+            .path(&from)
+            .respond(Reply::redirect(301, &format!("/r{}", i + 1)));
+    }
+    let names = [
+        "no-location.test",
+        "status-999.test",
+        "loop.test",
+        "chain.test",
+    ];
+    let mut config = FetchConfig::new(BOT_TOKEN, "https://robotstxtparser.example/bot");
+    config.allow_private_addresses = true;
+    for host in names {
+        for pin in web.pins(host) {
+            config.resolve.push(pin.parse::<ResolvePin>().expect("pin"));
+        }
+    }
+    let fetcher = Fetcher::new(config).expect("fetcher");
+    for host in names {
+        let analysis = analyze(&fetcher, &url(&web.http_url(host, "/")))
+            .await
+            .expect("the analysis runs");
+        let shown: Vec<String> = analysis.findings.iter().map(|f| f.to_string()).collect();
+        assert_eq!(analysis.grade, audit::Grade::F, "{host}: {shown:#?}");
+        assert!(analysis.score <= audit::score::CRITICAL_CAP, "{host}");
+        assert!(
+            web.requests_to(host, "/").is_empty(),
+            "{host}: page requested"
+        );
     }
 }

@@ -2,6 +2,7 @@
 //! robots.txt decision from the cache, pacer turn, exact headers, redirect chain, decoding a
 //! 30 KB gzip body. Run: `cargo run --release -p fetch --features testing --example overhead`.
 
+use robots::ProductTokens;
 use std::io::Write;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -57,11 +58,12 @@ fn main() {
     let started = Instant::now();
     let bytes = runtime.block_on(async {
         let mut bytes = 0usize;
+        let tokens = ProductTokens::JITTYBOT;
         for i in 0..REQUESTS {
             let url = format!("https://h{}.test/p{}", i % HOSTS, i / HOSTS)
                 .parse()
                 .expect("a URL");
-            let request = PoliteRequest::new(Request::get(url), &["JittyBot"]);
+            let request = PoliteRequest::new(Request::get(url), &tokens);
             if let Outcome::Fetched(fetched) = polite.fetch(request, &operation).await.outcome {
                 bytes += fetched
                     .body

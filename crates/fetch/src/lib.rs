@@ -21,6 +21,7 @@
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::sync::Arc;
 //! use std::time::Duration;
+//! use robots::ProductTokens;
 //! use fetch::{FetchConfig, Fetcher, Operation, Outcome, Pacer, PacerConfig, Policy, Polite,
 //!     PoliteRequest, Request, RobotsCache, ScopeOrigins};
 //!
@@ -33,7 +34,7 @@
 //! let operation = Operation::within(Duration::from_secs(60));
 //! let url = "https://example.com/".parse()?;
 //! let response = polite
-//!     .fetch(PoliteRequest::new(Request::get(url), &["JittyBot"]), &operation)
+//!     .fetch(PoliteRequest::new(Request::get(url), &ProductTokens::JITTYBOT), &operation)
 //!     .await;
 //! if let Outcome::Fetched(fetched) = response.outcome {
 //!     let body = fetched.body.read_to_end(None).await?;

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use robots::ProductTokens;
 use tracing::Instrument;
 use url::Url;
 
@@ -197,7 +198,7 @@ pub struct PoliteRequest<'a> {
     /// The request (URL, caps, validators); `max_redirects` bounds the hops followed.
     pub request: Request,
     /// The bot's product tokens, in order of preference (`["JittyBot-Image", "JittyBot"]`).
-    pub tokens: &'a [&'a str],
+    pub tokens: &'a ProductTokens,
     /// Called for every redirect target; `false` stops there with
     /// [`SkipReason::OutOfScope`] (the crawler's site scope).
     pub follow: Option<&'a (dyn Fn(&Url) -> bool + Send + Sync)>,
@@ -207,7 +208,7 @@ pub struct PoliteRequest<'a> {
 
 impl<'a> PoliteRequest<'a> {
     /// A request for `url` as `tokens`.
-    pub fn new(request: Request, tokens: &'a [&'a str]) -> PoliteRequest<'a> {
+    pub fn new(request: Request, tokens: &'a ProductTokens) -> PoliteRequest<'a> {
         PoliteRequest {
             request,
             tokens,
@@ -385,7 +386,7 @@ impl Polite {
     pub async fn check_robots(
         &self,
         url: &Url,
-        tokens: &[&str],
+        tokens: &ProductTokens,
         operation: &Operation,
     ) -> Result<RobotsCheck, SkipReason> {
         let scope = Scope::of(url).map_err(|_| SkipReason::NotFetchable)?;
@@ -438,7 +439,7 @@ impl Polite {
     async fn verdict(
         &self,
         url: &Url,
-        tokens: &[&str],
+        tokens: &ProductTokens,
         operation: &Operation,
         trail: &mut Trail,
     ) -> Result<Verdict, Outcome> {

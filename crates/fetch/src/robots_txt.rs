@@ -16,7 +16,7 @@
 use std::time::Duration;
 
 use http::StatusCode;
-use robots::RobotsTxt;
+use robots::{ProductTokens, RobotsTxt};
 use url::Url;
 
 use tracing::Instrument;
@@ -149,7 +149,7 @@ impl RobotsFetch {
     }
 
     /// The answer for `url` as `tokens` (in order of preference), from this fetch alone.
-    pub fn verdict(&self, url: &str, tokens: &[&str]) -> Verdict {
+    pub fn verdict(&self, url: &str, tokens: &ProductTokens) -> Verdict {
         let valid_for = match self.outcome {
             RobotsOutcome::Unreachable | RobotsOutcome::BackingOff => None,
             _ => Some(self.cache_lifetime),

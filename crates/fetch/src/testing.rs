@@ -11,7 +11,7 @@
 //! web.route("https://a.test/robots.txt", Reply::robots_txt("User-agent: *\nDisallow: /x\n"));
 //! let fetcher = web.fetcher();
 //! let robots = fetch::fetch_robots_txt(&fetcher, &"https://a.test/".parse().unwrap()).await.unwrap();
-//! assert!(!robots.verdict("https://a.test/x", &["JittyBot"]).allowed);
+//! assert!(!robots.verdict("https://a.test/x", &robots::ProductTokens::JITTYBOT).allowed);
 //! assert_eq!(web.requests().len(), 1);
 //! # }
 //! ```

@@ -4,6 +4,7 @@
 
 mod common;
 
+use robots::ProductTokens;
 use std::time::Duration;
 
 use common::{config, fetcher, url};
@@ -41,7 +42,11 @@ async fn hundreds_of_header_lines_are_accepted_over_http1_and_http2() {
             "{target}: {:?}",
             fetched.error
         );
-        assert!(!fetched.verdict("/private", &["JittyBot"]).allowed);
+        assert!(
+            !fetched
+                .verdict("/private", &ProductTokens::JITTYBOT)
+                .allowed
+        );
     }
 }
 
@@ -133,7 +138,11 @@ async fn an_encoding_not_asked_for_is_neither_decoded_nor_read_as_text() {
         robots.error.as_ref().map(FetchError::kind),
         Some(ErrorKind::UnsupportedEncoding)
     );
-    assert!(!robots.verdict("/anything", &["JittyBot"]).allowed);
+    assert!(
+        !robots
+            .verdict("/anything", &ProductTokens::JITTYBOT)
+            .allowed
+    );
 }
 
 #[tokio::test]

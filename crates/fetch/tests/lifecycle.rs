@@ -2,6 +2,7 @@
 //! lifetimes, conditional refreshes, stale copies, back-off, single-flight, scope, the bound,
 //! the store, and the fresh-per-operation policy.
 
+use robots::ProductTokens;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -14,7 +15,7 @@ use tokio::time::advance;
 
 const FILE: &str = "User-agent: JittyBot\nDisallow: /private\nCrawl-delay: 2\n\nUser-agent: JittyBot-Image\nDisallow: /photos\n";
 const ROBOTS: &str = "https://site.test/robots.txt";
-const TOKENS: &[&str] = &["JittyBot"];
+const TOKENS: &ProductTokens = &ProductTokens::JITTYBOT;
 const SECOND: Duration = Duration::from_secs(1);
 
 fn ok() -> Reply {
@@ -249,7 +250,7 @@ async fn concurrent_callers_share_one_fetch_and_one_copy_serves_every_token() {
         assert_eq!(task.await.unwrap().allowed, i % 2 == 1);
     }
     let deadline = Deadline::after(Duration::from_secs(60));
-    let image = &["JittyBot-Image", "JittyBot"];
+    let image = &ProductTokens::JITTYBOT_IMAGE;
     assert!(
         !cache
             .check(&page("/photos/1"), image, deadline)

@@ -2,6 +2,7 @@
 //! hop (each hop against its own host's rules), the origin's turn, one deadline for the whole
 //! operation (robots.txt fetches included), the wait budget, and typed skips.
 
+use robots::ProductTokens;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -13,7 +14,7 @@ use fetch::{
 };
 use tokio::time::Instant;
 
-const BOT: &[&str] = &["RobotsTxtParser"];
+const BOT: &ProductTokens = &ProductTokens::from_static(&["RobotsTxtParser"]);
 
 fn polite(web: &Arc<ScriptedWeb>, config: PacerConfig, policy: Policy) -> Polite {
     Polite::new(
@@ -206,7 +207,8 @@ async fn a_redirect_out_of_the_callers_scope_is_not_followed() {
     );
     let polite = polite(&web, PacerConfig::default(), Policy::Cached);
     let same_site = |target: &Url| target.host_str() == Some("a.test");
-    let mut request = PoliteRequest::new(Request::get(url("https://a.test/")), &["JittyBot"]);
+    let tokens = ProductTokens::JITTYBOT;
+    let mut request = PoliteRequest::new(Request::get(url("https://a.test/")), &tokens);
     request.follow = Some(&same_site);
     let response = polite.fetch(request, &minute()).await;
     assert!(matches!(
@@ -313,7 +315,10 @@ async fn a_request_may_present_another_product_token_and_refuse_long_waits() {
     request.agent = Some("JittyBot-Image".into());
     let response = crawler
         .fetch(
-            PoliteRequest::new(request, &["JittyBot-Image", "JittyBot"]),
+            PoliteRequest::new(
+                request,
+                &robots::ProductTokens::from_static(&["JittyBot-Image", "JittyBot"]),
+            ),
             &patient,
         )
         .await;

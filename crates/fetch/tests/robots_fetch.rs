@@ -5,6 +5,7 @@ mod common;
 
 use common::{fetcher, url};
 use fetch::{fetch_robots_txt, RobotsOutcome, RulesSource, ROBOTS_TXT_MAX_BYTES};
+use robots::ProductTokens;
 use std::time::Duration;
 use testweb::{Reply, TestWeb};
 
@@ -46,7 +47,7 @@ async fn ok_parses_and_applies_the_file() {
     let robots = fetched.robots.as_ref().unwrap();
     assert_eq!(robots.sitemaps()[0].url, "https://a.test/sitemap.xml");
 
-    let denied = fetched.verdict("/private/x", &["JittyBot-Image", "JittyBot"]);
+    let denied = fetched.verdict("/private/x", &ProductTokens::JITTYBOT_IMAGE);
     assert!(!denied.allowed);
     assert_eq!(denied.source, RulesSource::Fresh);
     assert_eq!(
@@ -54,7 +55,7 @@ async fn ok_parses_and_applies_the_file() {
         "line 2: Disallow: /private, group JittyBot"
     );
     assert_eq!(denied.crawl_delay.unwrap().seconds, 5.0);
-    assert!(fetched.verdict("/public", &["JittyBot"]).allowed);
+    assert!(fetched.verdict("/public", &ProductTokens::JITTYBOT).allowed);
 }
 
 #[tokio::test]
@@ -68,7 +69,7 @@ async fn client_errors_mean_no_file_and_no_restrictions() {
         .await;
         assert_eq!(fetched.outcome, RobotsOutcome::NoFile, "{status}");
         assert!(fetched.robots.is_none());
-        let verdict = fetched.verdict("/anything", &["JittyBot"]);
+        let verdict = fetched.verdict("/anything", &ProductTokens::JITTYBOT);
         assert!(verdict.allowed);
         assert_eq!(verdict.source, RulesSource::NoFile);
     }
@@ -80,7 +81,7 @@ async fn too_many_requests_means_backing_off() {
     let fetched = robots(&web, Reply::status(429).header("Retry-After", "120")).await;
     assert_eq!(fetched.outcome, RobotsOutcome::BackingOff);
     assert_eq!(fetched.retry_after, Some(Duration::from_secs(120)));
-    let verdict = fetched.verdict("/", &["JittyBot"]);
+    let verdict = fetched.verdict("/", &ProductTokens::JITTYBOT);
     assert!(!verdict.allowed);
     assert_eq!(verdict.source, RulesSource::BackingOff);
 
@@ -102,7 +103,7 @@ async fn server_errors_and_network_errors_mean_unreachable() {
         let web = TestWeb::start().await;
         let fetched = robots(&web, reply.clone()).await;
         assert_eq!(fetched.outcome, RobotsOutcome::Unreachable, "{reply:?}");
-        let verdict = fetched.verdict("/", &["JittyBot"]);
+        let verdict = fetched.verdict("/", &ProductTokens::JITTYBOT);
         assert!(!verdict.allowed);
         assert_eq!(verdict.source, RulesSource::Unreachable);
     }
@@ -133,7 +134,7 @@ async fn five_redirects_are_followed_and_a_sixth_is_unreachable() {
         web.http_url("b.test", "/r5")
     );
     // The rules found across hosts apply to the host asked about.
-    assert!(!five.verdict("/private", &["JittyBot"]).allowed);
+    assert!(!five.verdict("/private", &ProductTokens::JITTYBOT).allowed);
 
     web.site("b.test")
         .path("/r5")
@@ -179,8 +180,8 @@ async fn only_the_first_500_kib_are_read() {
     assert_eq!(fetched.outcome, RobotsOutcome::Rules);
     assert!(fetched.truncated);
     assert_eq!(fetched.body.len(), ROBOTS_TXT_MAX_BYTES);
-    assert!(!fetched.verdict("/first", &["JittyBot"]).allowed);
-    assert!(fetched.verdict("/last", &["JittyBot"]).allowed);
+    assert!(!fetched.verdict("/first", &ProductTokens::JITTYBOT).allowed);
+    assert!(fetched.verdict("/last", &ProductTokens::JITTYBOT).allowed);
 }
 
 #[tokio::test]

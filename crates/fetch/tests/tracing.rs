@@ -1,6 +1,7 @@
 //! `RUST_LOG=fetch=debug` shows a span per polite request, per hop and per robots.txt fetch,
 //! and an event per robots decision.
 
+use robots::ProductTokens;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -50,7 +51,7 @@ async fn requests_hops_and_robots_decisions_are_traced() {
     let url = "https://a.test/x".parse().unwrap();
     polite
         .fetch(
-            PoliteRequest::new(Request::get(url), &["JittyBot"]),
+            PoliteRequest::new(Request::get(url), &ProductTokens::JITTYBOT),
             &operation,
         )
         .await;

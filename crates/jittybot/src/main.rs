@@ -1,6 +1,7 @@
 //! `jittybot`: the command line. Argument parsing and wiring only; the work is in the crates.
 
 mod cmd;
+mod terminal;
 
 use std::process::ExitCode;
 
@@ -51,7 +52,8 @@ fn main() -> ExitCode {
     match outcome {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("jittybot: {error:#}");
+            // Messages quote input (URLs, file names, server answers): escaped too.
+            eprintln!("jittybot: {}", terminal::escape(&format!("{error:#}")));
             cmd::exit_error()
         }
     }

@@ -145,4 +145,12 @@ fn usage_and_input_errors_exit_2_with_one_line() {
         Some(ROBOTS),
     );
     assert_eq!(ftp.status.code(), Some(2));
+    let message = String::from_utf8_lossy(&ftp.stderr);
+    assert!(message.contains("not an http(s) URL"), "{message}");
+    assert!(ftp.stdout.is_empty());
+    let bad_agent = jittybot(
+        &["check", "--robots", "-", "--agent", "JittyBot/1.0", "/"],
+        Some(ROBOTS),
+    );
+    assert_eq!(bad_agent.status.code(), Some(2));
 }

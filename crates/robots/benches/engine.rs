@@ -1,28 +1,39 @@
-//! Parse and check speed over the real corpus, against the peers, in one run.
+//! The engine's speed and memory on the real corpus, against the peers, in one process:
+//! `cargo bench -p robots --bench engine` (the corpus: `JITTYBOT_CORPUS_DIR`, or
+//! `shared/corpus` beside the repository; see the crate README for figures).
 //!
-//! `cargo bench -p robots --bench engine` (see the crate README for figures). Workloads:
-//! - parse: build the rules for one token from every corpus file (and, for JittyBot, the same
-//!   followed by one check, which also builds the matching index);
-//! - check: parse each file once, then answer its URLs (16 per file, drawn from its own rules);
-//! - wildcard: a rule of 5,000 `*` against a 100 KB URL.
+//! Workloads, each over every corpus file for two agents (`JittyBot` and `Googlebot`):
+//! - parse, one crawler: `AgentRules::parse`; the peers' equivalents (`robotstxt` parses while
+//!   it matches, so one call per file with one URL is its parse);
+//! - parse, full: `RobotsTxt::parse` (once per file, not per agent);
+//! - check: `URLS_PER_FILE` URLs per file and agent on rules parsed before the clock starts, the
+//!   first check of each building its matching index (so the index is in the figure);
+//! - heap held (a counting global allocator): one agent's rules for every file, before and after
+//!   the index is built, and the full parse, against the bytes of the files;
+//! - the worst case: a rule of 4,000 `*` against a 60 KB URL.
 //!
-//! A peer that panics, errors or takes over a second on a file is reported on stderr and left
-//! out of that peer's figures only (the file stays in the others').
+//! Timed workloads run in `ROUNDS` interleaved rounds (default 9), their order rotated each
+//! round; the median and the minimum are reported. A peer that panics, errors or takes over a
+//! second on a file is named on stderr and left out of its own figures only.
 
+use std::alloc::System;
 use std::hint::black_box;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-
 use std::time::{Duration, Instant};
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use robots::{AgentRules, RobotsTxt};
+use robots::{AgentRules, ProductTokens, RobotsTxt};
+use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
 #[path = "../tests/support/corpus.rs"]
 mod support;
-use support::corpus_files;
 
-const TOKEN: &str = "JittyBot";
-const URLS_PER_FILE: usize = 16;
+const AGENTS: [&str; 2] = ["JittyBot", "Googlebot"];
+const URLS_PER_FILE: usize = 64;
+/// URLs per file and agent for `robotstxt`, which re-parses the whole file for each URL.
+const REPARSING_URLS_PER_FILE: usize = 2;
 const PEER_TIME_LIMIT: Duration = Duration::from_secs(1);
 
 struct CorpusFile {
@@ -33,37 +44,38 @@ struct CorpusFile {
     urls: Vec<String>,
 }
 
-/// URLs that exercise a file's own rules: each pattern with `*` filled in and `$` dropped.
+/// URLs that exercise a file's own rules (each pattern with `*` filled in and `$` dropped),
+/// then common paths, `URLS_PER_FILE` in all.
 fn urls_for(body: &[u8]) -> Vec<String> {
-    let mut urls: Vec<String> = vec![
-        "https://example.com/".into(),
-        "https://example.com/index.html".into(),
-        "https://example.com/search?q=robots&page=2".into(),
-        "https://example.com/a/b/c/d/report.pdf".into(),
-    ];
+    let mut urls: Vec<String> = [
+        "/",
+        "/index.html",
+        "/search?q=robots&page=2",
+        "/a/b/c/d/report.pdf",
+        "/wp-admin/admin-ajax.php",
+        "/products/item-123?color=red",
+        "/hus/%C3%A5",
+        "/robots.txt",
+    ]
+    .iter()
+    .map(|path| format!("https://example.com{path}"))
+    .collect();
     let robots = RobotsTxt::parse(body);
     let patterns = robots.groups().iter().flat_map(|group| group.rules.iter());
-    for rule in patterns {
-        if urls.len() >= URLS_PER_FILE {
-            break;
-        }
+    for rule in patterns.take(URLS_PER_FILE - urls.len()) {
         let filled = rule.pattern.replace('*', "x");
         let path = filled.strip_suffix('$').unwrap_or(&filled);
-        let path = if path.starts_with('/') {
-            path.to_owned()
-        } else {
-            format!("/{path}")
-        };
-        urls.push(format!("https://example.com{path}"));
+        let slash = if path.starts_with('/') { "" } else { "/" };
+        urls.push(format!("https://example.com{slash}{path}"));
     }
     while urls.len() < URLS_PER_FILE {
-        urls.push(format!("https://example.com/page/{}", urls.len()));
+        urls.push(format!("https://example.com/page/{}/more", urls.len()));
     }
     urls
 }
 
 fn load_corpus() -> Vec<CorpusFile> {
-    corpus_files("robots")
+    support::corpus_files("robots")
         .into_iter()
         .map(|path| {
             let body = std::fs::read(&path).unwrap_or_default();
@@ -82,6 +94,8 @@ fn load_corpus() -> Vec<CorpusFile> {
 
 /// Runs `work` on every file and returns the indices it handles; reports the others.
 fn usable_for(peer: &str, corpus: &[CorpusFile], work: impl Fn(&CorpusFile) -> bool) -> Vec<usize> {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
     let mut usable = Vec::new();
     for (index, file) in corpus.iter().enumerate() {
         let started = Instant::now();
@@ -97,154 +111,330 @@ fn usable_for(peer: &str, corpus: &[CorpusFile], work: impl Fn(&CorpusFile) -> b
             Err(_) => eprintln!("finding: {peer} panicked on {}; left out", file.name),
         }
     }
-    eprintln!("{peer}: {} of {} files usable", usable.len(), corpus.len());
+    std::panic::set_hook(hook);
+    if usable.len() < corpus.len() {
+        eprintln!("{peer}: {} of {} files usable", usable.len(), corpus.len());
+    }
     usable
 }
 
-fn quietly<T>(work: impl FnOnce() -> T) -> T {
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
-    let result = work();
-    std::panic::set_hook(hook);
-    result
+/// What a timed workload reports: bytes (MB/s) or URLs (ns/URL).
+#[derive(Clone, Copy)]
+enum Unit {
+    Bytes(u64),
+    Urls(u64),
 }
 
-fn benches(c: &mut Criterion) {
-    let corpus = load_corpus();
-    let all: Vec<usize> = (0..corpus.len()).collect();
-    let (texting, google) = quietly(|| {
-        let texting = usable_for(
-            "texting_robots",
-            &corpus,
-            |file| match texting_robots::Robot::new(TOKEN, &file.body) {
-                Ok(robot) => {
-                    file.urls.iter().for_each(|url| {
-                        black_box(robot.allowed(url));
-                    });
-                    true
-                }
-                Err(_) => false,
-            },
-        );
-        let google = usable_for("robotstxt", &corpus, |file| {
-            let mut matcher = robotstxt::DefaultMatcher::default();
-            black_box(matcher.one_agent_allowed_by_robots(&file.text, TOKEN, &file.urls[0]));
-            true
-        });
-        (texting, google)
-    });
+struct Workload<'a> {
+    name: &'static str,
+    unit: Unit,
+    /// One pass; returns the time of the part that counts.
+    run: Box<dyn Fn() -> Duration + 'a>,
+    times: Vec<Duration>,
+}
+
+fn time(work: impl FnOnce()) -> Duration {
+    let started = Instant::now();
+    work();
+    started.elapsed()
+}
+
+fn tokens() -> Vec<ProductTokens> {
+    AGENTS
+        .iter()
+        .map(|agent| ProductTokens::new([agent]).expect("the agents are product tokens"))
+        .collect()
+}
+
+fn workloads<'a>(corpus: &'a [CorpusFile], tokens: &'a [ProductTokens]) -> Vec<Workload<'a>> {
+    // Shared by several workloads for the whole run.
+    let all: &[usize] = Vec::leak((0..corpus.len()).collect());
+    let texting: &[usize] = Vec::leak(usable_for("texting_robots", corpus, |file| {
+        texting_robots::Robot::new(AGENTS[0], &file.body).is_ok_and(|robot| {
+            file.urls.iter().all(|url| {
+                black_box(robot.allowed(url));
+                true
+            })
+        })
+    }));
+    let google: &[usize] = Vec::leak(usable_for("robotstxt", corpus, |file| {
+        let mut matcher = robotstxt::DefaultMatcher::default();
+        black_box(matcher.one_agent_allowed_by_robots(&file.text, AGENTS[0], &file.urls[0]));
+        true
+    }));
     let bytes = |set: &[usize]| {
         set.iter()
             .map(|&i| corpus[i].body.len() as u64)
             .sum::<u64>()
     };
-
-    let mut parse = c.benchmark_group("parse");
-    parse
-        .sample_size(10)
-        .measurement_time(Duration::from_secs(8));
-    for (name, set) in [
-        ("jittybot", &all),
-        ("texting_robots", &texting),
-        ("robotstxt", &google),
-    ] {
-        parse.throughput(Throughput::Bytes(bytes(set)));
-        parse.bench_function(
-            BenchmarkId::new(name, format!("{} files", set.len())),
-            |b| {
-                b.iter(|| match name {
-                    "jittybot" => set.iter().for_each(|&i| {
-                        black_box(AgentRules::parse(&corpus[i].body, &[TOKEN]));
-                    }),
-                    "texting_robots" => set.iter().for_each(|&i| {
-                        let _ = black_box(texting_robots::Robot::new(TOKEN, &corpus[i].body));
-                    }),
-                    // Google's library parses while it matches: one call per file is its parse.
-                    _ => set.iter().for_each(|&i| {
-                        let mut matcher = robotstxt::DefaultMatcher::default();
-                        let file = &corpus[i];
-                        black_box(matcher.one_agent_allowed_by_robots(
-                            &file.text,
-                            TOKEN,
-                            &file.urls[0],
-                        ));
-                    }),
-                })
-            },
-        );
-    }
-    // The matching index is built on the first check; this shows what that adds to a parse.
-    parse.throughput(Throughput::Bytes(bytes(&all)));
-    parse.bench_function(
-        BenchmarkId::new("jittybot+first-check", format!("{} files", all.len())),
-        |b| {
-            b.iter(|| {
-                for file in &corpus {
-                    let rules = AgentRules::parse(&file.body, &[TOKEN]);
-                    black_box(rules.check(&file.urls[0]).allowed);
-                }
-            })
-        },
-    );
-    parse.finish();
-
-    let mut check = c.benchmark_group("check");
-    check
-        .sample_size(10)
-        .measurement_time(Duration::from_secs(8));
-    let jitty_rules: Vec<AgentRules> = corpus
-        .iter()
-        .map(|file| AgentRules::parse(&file.body, &[TOKEN]))
-        .collect();
-    check.throughput(Throughput::Elements((all.len() * URLS_PER_FILE) as u64));
-    check.bench_function(BenchmarkId::new("jittybot", "urls"), |b| {
-        b.iter(|| {
-            for (rules, file) in jitty_rules.iter().zip(&corpus) {
-                for url in &file.urls {
-                    black_box(rules.check(url).allowed);
-                }
-            }
-        })
-    });
-    let texting_robots: Vec<(texting_robots::Robot, usize)> = texting
-        .iter()
-        .filter_map(|&i| Some((texting_robots::Robot::new(TOKEN, &corpus[i].body).ok()?, i)))
-        .collect();
-    check.throughput(Throughput::Elements(
-        (texting_robots.len() * URLS_PER_FILE) as u64,
-    ));
-    check.bench_function(BenchmarkId::new("texting_robots", "urls"), |b| {
-        b.iter(|| {
-            for (robot, i) in &texting_robots {
-                for url in &corpus[*i].urls {
-                    black_box(robot.allowed(url));
-                }
-            }
-        })
-    });
-    check.finish();
-
-    let mut wildcard = c.benchmark_group("wildcard");
-    wildcard
-        .sample_size(10)
-        .measurement_time(Duration::from_secs(4));
-    let file = format!("User-agent: *\nDisallow: /{}z\n", "*a".repeat(5000));
-    let url = format!("https://example.com/{}", "a".repeat(100_000));
-    let rules = AgentRules::parse(file.as_bytes(), &[TOKEN]);
-    wildcard.bench_function("jittybot", |b| {
-        b.iter(|| black_box(rules.check(&url).allowed))
-    });
-    match quietly(|| catch_unwind(|| texting_robots::Robot::new(TOKEN, file.as_bytes()))) {
-        Ok(Ok(robot)) => wildcard.bench_function("texting_robots", |b| {
-            b.iter(|| black_box(robot.allowed(&url)))
-        }),
-        _ => {
-            eprintln!("finding: texting_robots cannot build the 5,000-star rule");
-            &mut wildcard
-        }
+    let agents = AGENTS.len() as u64;
+    let workload = |name, unit, run: Box<dyn Fn() -> Duration + 'a>| Workload {
+        name,
+        unit,
+        run,
+        times: Vec::new(),
     };
-    wildcard.finish();
+    let texting_urls = texting.len() as u64 * agents * URLS_PER_FILE as u64;
+    let google_urls = google.len() as u64 * agents * REPARSING_URLS_PER_FILE as u64;
+    vec![
+        workload(
+            "jittybot parse, one crawler",
+            Unit::Bytes(bytes(all) * agents),
+            Box::new(move || {
+                time(|| {
+                    for tokens in tokens {
+                        for file in corpus {
+                            black_box(AgentRules::parse(&file.body, tokens));
+                        }
+                    }
+                })
+            }),
+        ),
+        workload(
+            "jittybot parse, full",
+            Unit::Bytes(bytes(all)),
+            Box::new(move || {
+                time(|| {
+                    for file in corpus {
+                        black_box(RobotsTxt::parse(&file.body));
+                    }
+                })
+            }),
+        ),
+        workload(
+            "jittybot check (index built on first check)",
+            Unit::Urls(corpus.len() as u64 * agents * URLS_PER_FILE as u64),
+            Box::new(move || {
+                let parsed: Vec<AgentRules> = tokens
+                    .iter()
+                    .flat_map(|tokens| corpus.iter().map(|f| AgentRules::parse(&f.body, tokens)))
+                    .collect();
+                let urls = corpus.iter().cycle().map(|file| &file.urls);
+                time(|| {
+                    for (rules, urls) in parsed.iter().zip(urls) {
+                        for url in urls {
+                            black_box(rules.check(url).allowed);
+                        }
+                    }
+                })
+            }),
+        ),
+        workload(
+            "robotstxt 0.3 parse",
+            Unit::Bytes(bytes(google) * agents),
+            Box::new(move || {
+                time(|| {
+                    for agent in AGENTS {
+                        for &i in google {
+                            let mut matcher = robotstxt::DefaultMatcher::default();
+                            let file = &corpus[i];
+                            black_box(matcher.one_agent_allowed_by_robots(
+                                &file.text,
+                                agent,
+                                &file.urls[0],
+                            ));
+                        }
+                    }
+                })
+            }),
+        ),
+        workload(
+            "robotstxt 0.3 check (re-parses per URL)",
+            Unit::Urls(google_urls),
+            Box::new(move || {
+                time(|| {
+                    for agent in AGENTS {
+                        for &i in google {
+                            let file = &corpus[i];
+                            for url in &file.urls[..REPARSING_URLS_PER_FILE] {
+                                let mut matcher = robotstxt::DefaultMatcher::default();
+                                black_box(
+                                    matcher.one_agent_allowed_by_robots(&file.text, agent, url),
+                                );
+                            }
+                        }
+                    }
+                })
+            }),
+        ),
+        workload(
+            "texting_robots 0.2 parse",
+            Unit::Bytes(bytes(texting) * agents),
+            Box::new(move || {
+                time(|| {
+                    for agent in AGENTS {
+                        for &i in texting {
+                            let _ = black_box(texting_robots::Robot::new(agent, &corpus[i].body));
+                        }
+                    }
+                })
+            }),
+        ),
+        workload(
+            "texting_robots 0.2 check",
+            Unit::Urls(texting_urls),
+            Box::new(move || {
+                let robots: Vec<(texting_robots::Robot, &CorpusFile)> = AGENTS
+                    .iter()
+                    .flat_map(|agent| {
+                        texting.iter().filter_map(|&i| {
+                            let robot = texting_robots::Robot::new(agent, &corpus[i].body).ok()?;
+                            Some((robot, &corpus[i]))
+                        })
+                    })
+                    .collect();
+                time(|| {
+                    for (robot, file) in &robots {
+                        for url in &file.urls {
+                            black_box(robot.allowed(url));
+                        }
+                    }
+                })
+            }),
+        ),
+    ]
 }
 
-criterion_group!(engine, benches);
-criterion_main!(engine);
+fn median(times: &[Duration]) -> Duration {
+    let mut sorted = times.to_vec();
+    sorted.sort();
+    sorted[sorted.len() / 2]
+}
+
+fn report(workload: &Workload<'_>) {
+    let figure = |duration: Duration| match workload.unit {
+        Unit::Bytes(bytes) => format!("{:>7.0} MB/s", bytes as f64 / duration.as_secs_f64() / 1e6),
+        Unit::Urls(urls) => format!("{:>7.0} ns/URL", duration.as_secs_f64() * 1e9 / urls as f64),
+    };
+    let best = workload.times.iter().min().copied().unwrap_or_default();
+    let middle = median(&workload.times);
+    println!(
+        "{:<46} median {:>9.2} ms {}   min {:>9.2} ms {}",
+        workload.name,
+        middle.as_secs_f64() * 1e3,
+        figure(middle),
+        best.as_secs_f64() * 1e3,
+        figure(best),
+    );
+}
+
+/// Heap bytes still held after `build`, and what it built.
+fn held<T>(build: impl FnOnce() -> T) -> (i64, T) {
+    let region = Region::new(GLOBAL);
+    let built = build();
+    let change = region.change();
+    // stats_alloc already books a reallocation's growth or shrinking in these two.
+    let held = change.bytes_allocated as i64 - change.bytes_deallocated as i64;
+    (held, built)
+}
+
+fn memory(corpus: &[CorpusFile], tokens: &[ProductTokens]) {
+    let text: usize = corpus.iter().map(|file| file.body.len()).sum();
+    let mb = |bytes: i64| bytes as f64 / 1e6;
+    println!(
+        "\nheap held, whole corpus ({:.1} MB of robots.txt), counting allocator:",
+        mb(text as i64)
+    );
+    for tokens in tokens {
+        let (parsed, rules) = held(|| {
+            let mut rules = Vec::with_capacity(corpus.len());
+            rules.extend(
+                corpus
+                    .iter()
+                    .map(|file| AgentRules::parse(&file.body, tokens)),
+            );
+            rules
+        });
+        let (indexed, ()) = held(|| {
+            for rules in &rules {
+                black_box(rules.check("/").allowed);
+            }
+        });
+        println!(
+            "  jittybot, {:<10} rules {:>6.1} MB, + index {:>6.1} MB = {:>6.1} MB ({:.2}x the text)",
+            tokens.first(),
+            mb(parsed),
+            mb(indexed),
+            mb(parsed + indexed),
+            (parsed + indexed) as f64 / text as f64
+        );
+        drop(rules);
+    }
+    let (full, parsed) = held(|| {
+        let mut parsed = Vec::with_capacity(corpus.len());
+        parsed.extend(corpus.iter().map(|file| RobotsTxt::parse(&file.body)));
+        parsed
+    });
+    println!(
+        "  jittybot, full parse   {:>6.1} MB ({:.2}x the text)",
+        mb(full),
+        full as f64 / text as f64
+    );
+    drop(parsed);
+    let (texting, robots) = held(|| {
+        let robots: Vec<_> = corpus
+            .iter()
+            .filter_map(|file| texting_robots::Robot::new(AGENTS[0], &file.body).ok())
+            .collect();
+        robots
+    });
+    println!(
+        "  texting_robots, {:<10}    {:>6.1} MB ({:.2}x the text)",
+        AGENTS[0],
+        mb(texting),
+        texting as f64 / text as f64
+    );
+    drop(robots);
+}
+
+fn worst_case() {
+    println!("\nworst case (median of 51 checks):");
+    for (stars, url_bytes) in [(4_000, 60_000), (5_000, 100_000)] {
+        let file = format!("User-agent: *\nDisallow: /{}z\n", "*a".repeat(stars));
+        let url = format!("https://example.com/{}", "a".repeat(url_bytes));
+        let rules = AgentRules::parse(file.as_bytes(), &ProductTokens::JITTYBOT);
+        let times: Vec<Duration> = (0..51)
+            .map(|_| time(|| assert!(black_box(rules.check(&url)).allowed)))
+            .collect();
+        println!(
+            "  a rule of {stars} '*' against a {} KB URL: {:.1} µs",
+            url_bytes / 1000,
+            median(&times).as_secs_f64() * 1e6
+        );
+    }
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; a filter argument is not supported.
+    let rounds: usize = std::env::var("ROUNDS")
+        .ok()
+        .and_then(|rounds| rounds.parse().ok())
+        .unwrap_or(9);
+    let corpus = load_corpus();
+    let tokens = tokens();
+    let mut workloads = workloads(&corpus, &tokens);
+    println!(
+        "{} files, {} agents ({}), {} URLs per file and agent; {rounds} interleaved rounds",
+        corpus.len(),
+        AGENTS.len(),
+        AGENTS.join(", "),
+        URLS_PER_FILE
+    );
+    for round in 0..rounds {
+        let count = workloads.len();
+        for step in 0..count {
+            let workload = &mut workloads[(round + step) % count];
+            let elapsed = (workload.run)();
+            workload.times.push(elapsed);
+        }
+    }
+    // ROUNDS=0 reports memory and the worst case only.
+    for workload in workloads
+        .iter()
+        .filter(|workload| !workload.times.is_empty())
+    {
+        report(workload);
+    }
+    memory(&corpus, &tokens);
+    worst_case();
+}

@@ -33,7 +33,10 @@ fn main() {
     match (engine.as_str(), workload.as_str()) {
         ("jittybot", "parse") => (0..iterations).for_each(|_| {
             files.iter().for_each(|f| {
-                black_box(robots::AgentRules::parse(f, &["JittyBot"]));
+                black_box(robots::AgentRules::parse(
+                    f,
+                    &robots::ProductTokens::JITTYBOT,
+                ));
             })
         }),
         ("robotstxt", "parse") => (0..iterations).for_each(|_| {
@@ -50,7 +53,7 @@ fn main() {
         ("jittybot", "check") => {
             let parsed: Vec<_> = files
                 .iter()
-                .map(|f| robots::AgentRules::parse(f, &["JittyBot"]))
+                .map(|f| robots::AgentRules::parse(f, &robots::ProductTokens::JITTYBOT))
                 .collect();
             parsed.iter().for_each(|r| {
                 black_box(r.check(urls[0]));

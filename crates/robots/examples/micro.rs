@@ -6,7 +6,10 @@ fn per_line(label: &str, file: &str, lines: usize) {
     let mut best = f64::MAX;
     for _ in 0..200 {
         let started = Instant::now();
-        black_box(robots::AgentRules::parse(file.as_bytes(), &["JittyBot"]));
+        black_box(robots::AgentRules::parse(
+            file.as_bytes(),
+            &robots::ProductTokens::JITTYBOT,
+        ));
         best = best.min(started.elapsed().as_secs_f64());
     }
     println!("{label:<40} {:>6.1} ns/line", best * 1e9 / lines as f64);

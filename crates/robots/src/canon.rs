@@ -6,7 +6,12 @@
 //!   (`A-Z a-z 0-9 - . _ ~`), so `%7E` and `~` are one character, while `%2F` stays `%2F`;
 //! - a `%` that does not start a valid escape is itself escaped as `%25`.
 //!
-//! `*` and `$` are left alone: in a pattern they are wildcards, in a URL ordinary characters.
+//! `*` and `$` differ by side (RFC 9309 §2.2.3). In a rule pattern a raw `*` is the wildcard and
+//! a final raw `$` the anchor; both stay raw. Literal ones are written `%2A` and `%24`, and a
+//! `$` before the end of a pattern is a literal `$` too, so it becomes `%24`. In a URL, `*` and
+//! `$` are always literal characters: they become `%2A` and `%24`, the same as a URL that
+//! encodes them. So `Disallow: /%24` matches `/$100` and `/%24100`, and `Disallow: /a*` stays a
+//! wildcard.
 
 const HEX_UPPER: &[u8; 16] = b"0123456789ABCDEF";
 
@@ -33,15 +38,28 @@ fn must_escape(byte: u8) -> bool {
         )
 }
 
-/// Bytes that need a closer look when checking canonical form: `%` and every byte that
-/// [`must_escape`]. Most URLs and rules contain none, and a table lookup per byte keeps the
-/// common case a tight loop.
-const ATTENTION: [bool; 256] = {
+/// Which side of a comparison a text is: they differ only in how `*` and `$` are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Side {
+    /// A URL's path and query: `*` and `$` are literal characters, written `%2A` and `%24`.
+    Url,
+    /// A rule pattern: raw `*` is the wildcard and a final raw `$` the anchor; a `$` before the
+    /// end is literal, written `%24`.
+    Pattern,
+}
+
+/// Bytes that need a closer look when checking canonical form: `%`, `$` and every byte that
+/// [`must_escape`], and for URLs `*` and `#` as well (a fragment is cut before comparing, so
+/// a URL without `#` or any of these needs neither cut nor copy). Most URLs and rules contain
+/// none, and a table lookup per byte keeps the common case a tight loop.
+const fn attention(side: Side) -> [bool; 256] {
     let mut table = [false; 256];
     let mut byte = 0;
     while byte < 256 {
         let b = byte as u8;
         table[byte] = b == b'%'
+            || b == b'$'
+            || ((b == b'*' || b == b'#') && matches!(side, Side::Url))
             || b <= 0x20
             || b >= 0x7F
             || matches!(
@@ -51,14 +69,51 @@ const ATTENTION: [bool; 256] = {
         byte += 1;
     }
     table
-};
+}
 
-/// True when `input` is already canonical, so callers can skip the copy. Canonical text is
-/// always ASCII.
-pub(crate) fn is_canonical(input: &[u8]) -> bool {
+const URL_ATTENTION: [bool; 256] = attention(Side::Url);
+const PATTERN_ATTENTION: [bool; 256] = attention(Side::Pattern);
+
+/// Whether any byte of `text` is marked in `table`: eight lookups OR-ed together per step, with
+/// no branch per byte.
+fn needs_attention(text: &[u8], table: &[bool; 256]) -> bool {
+    let look = |byte: &u8| table[usize::from(*byte)];
+    let mut chunks = text.chunks_exact(8);
+    let mut seen = false;
+    for chunk in &mut chunks {
+        if let [a, b, c, d, e, f, g, h] = chunk {
+            seen |=
+                (look(a) | look(b) | look(c) | look(d)) | (look(e) | look(f) | look(g) | look(h));
+        }
+    }
+    chunks
+        .remainder()
+        .iter()
+        .fold(seen, |seen, byte| seen | look(byte))
+}
+
+/// True when `input` is already canonical for its side, so callers can skip the copy.
+/// Canonical text is always ASCII.
+pub(crate) fn is_canonical(input: &[u8], side: Side) -> bool {
+    let table = match side {
+        Side::Url => &URL_ATTENTION,
+        Side::Pattern => &PATTERN_ATTENTION,
+    };
+    // Most texts have no byte needing attention, and one pass without branches says so (a
+    // pattern's final `$` is its anchor, not a byte needing attention).
+    let checked = match (side, input.split_last()) {
+        (Side::Pattern, Some((b'$', body))) => body,
+        _ => input,
+    };
+    if !needs_attention(checked, table) {
+        return true;
+    }
     let mut i = 0;
-    while let Some(offset) = input[i..].iter().position(|&b| ATTENTION[usize::from(b)]) {
+    while let Some(offset) = input[i..].iter().position(|&b| table[usize::from(b)]) {
         i += offset;
+        if input[i] == b'$' && side == Side::Pattern && i + 1 == input.len() {
+            return true;
+        }
         if input[i] != b'%' {
             return false;
         }
@@ -77,13 +132,21 @@ pub(crate) fn is_canonical(input: &[u8]) -> bool {
     true
 }
 
-/// Appends the canonical form of `input` to `out`.
-pub(crate) fn canonicalize_into(input: &[u8], out: &mut Vec<u8>) {
+/// Appends the canonical form of `input`, read as `side`, to `out`.
+pub(crate) fn canonicalize_into(input: &[u8], side: Side, out: &mut Vec<u8>) {
     out.reserve(input.len());
     let mut i = 0;
     while i < input.len() {
         let byte = input[i];
-        if byte == b'%' {
+        let literal = match byte {
+            b'*' => side == Side::Url,
+            b'$' => side == Side::Url || i + 1 < input.len(),
+            _ => false,
+        };
+        if literal {
+            push_escaped(byte, out);
+            i += 1;
+        } else if byte == b'%' {
             let escape = match (input.get(i + 1), input.get(i + 2)) {
                 (Some(&h), Some(&l)) => hex_value(h).zip(hex_value(l)).map(|(h, l)| h << 4 | l),
                 _ => None,
@@ -120,10 +183,12 @@ fn push_escaped(byte: u8, out: &mut Vec<u8>) {
     ]);
 }
 
-/// The canonical form of `input` as a new buffer.
+/// The canonical form of a URL's path and query (or any text read as one) as a new buffer:
+/// the form [`crate::AgentRules::check`] compares with rules. `*` and `$` are literal here and
+/// come out as `%2A` and `%24`; see the crate README for the whole form.
 pub fn canonicalize(input: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(input.len() + 8);
-    canonicalize_into(input, &mut out);
+    canonicalize_into(input, Side::Url, &mut out);
     out
 }
 
@@ -170,20 +235,41 @@ mod tests {
         assert_eq!(canon("/\u{7f}"), "/%7F");
     }
 
+    fn pattern(s: &str) -> String {
+        let mut out = Vec::new();
+        canonicalize_into(s.as_bytes(), Side::Pattern, &mut out);
+        String::from_utf8(out).unwrap()
+    }
+
     #[test]
-    fn wildcards_and_query_are_kept() {
-        assert_eq!(canon("/*.pdf$?a=1&b"), "/*.pdf$?a=1&b");
+    fn in_a_url_star_and_dollar_are_literal_characters() {
+        assert_eq!(canon("/*.pdf$?a=1&b"), "/%2A.pdf%24?a=1&b");
+        assert_eq!(canon("/%2a%24"), "/%2A%24");
+    }
+
+    #[test]
+    fn in_a_pattern_star_and_final_dollar_stay_wildcards() {
+        assert_eq!(pattern("/*.pdf$"), "/*.pdf$");
+        assert_eq!(pattern("/a$b$"), "/a%24b$");
+        assert_eq!(pattern("/%2a%24"), "/%2A%24");
+        assert_eq!(pattern("/a$$"), "/a%24$");
     }
 
     #[test]
     fn is_canonical_agrees_with_canonicalize() {
         for s in [
-            "/", "/a%2Fb", "/a%2fb", "/%41", "/å", "/a b", "/%", "/x?y=%20",
+            "/", "/a%2Fb", "/a%2fb", "/%41", "/å", "/a b", "/%", "/x?y=%20", "/*", "/$", "/a$b",
+            "/a$b$", "/%2A", "/%24$", "$",
         ] {
             assert_eq!(
-                is_canonical(s.as_bytes()),
+                is_canonical(s.as_bytes(), Side::Url),
                 canon(s).as_bytes() == s.as_bytes(),
-                "{s}"
+                "url {s}"
+            );
+            assert_eq!(
+                is_canonical(s.as_bytes(), Side::Pattern),
+                pattern(s).as_bytes() == s.as_bytes(),
+                "pattern {s}"
             );
         }
     }

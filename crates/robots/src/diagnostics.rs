@@ -20,10 +20,15 @@ impl Diagnostic {
     pub const MAX_TEXT_CHARS: usize = 200;
 
     pub(crate) fn new(line: usize, kind: DiagnosticKind, raw: &[u8]) -> Diagnostic {
-        let text: String = String::from_utf8_lossy(raw)
-            .chars()
-            .take(Self::MAX_TEXT_CHARS)
-            .collect();
+        // Up to MAX_TEXT_CHARS bytes are at most that many characters: no need to count.
+        let text = if raw.len() <= Self::MAX_TEXT_CHARS {
+            crate::lines::lossy_string(raw)
+        } else {
+            String::from_utf8_lossy(raw)
+                .chars()
+                .take(Self::MAX_TEXT_CHARS)
+                .collect()
+        };
         Diagnostic { line, kind, text }
     }
 }
@@ -49,6 +54,10 @@ impl fmt::Display for Diagnostic {
 pub enum DiagnosticKind {
     /// A UTF-8 byte order mark opened the file; it was skipped.
     ByteOrderMark,
+    /// The file opened with the first one or two bytes of a UTF-8 byte order mark (`EF` or
+    /// `EF BB`), not followed by the rest of a character; they were skipped like a whole mark,
+    /// so the first line still counts.
+    PartialByteOrderMark,
     /// The line is not valid UTF-8; it was still read byte by byte.
     InvalidUtf8,
     /// The file is longer than [`crate::MAX_ROBOTS_TXT_BYTES`]; the rest was not read.
@@ -74,6 +83,25 @@ pub enum DiagnosticKind {
     /// A user-agent value with no product token (it must start with a letter, `_` or `-`):
     /// it names no crawler.
     InvalidUserAgent,
+    /// A user-agent value that starts with `*` but goes on to name something (`*OrkashBot*`,
+    /// `*libwww*`). It is not the `*` group (RFC 9309 §2.2.1: only `*` is; so also Google) and
+    /// not a product token, so it names no crawler. Parsers that only look at the first
+    /// character read it as `*`, and would apply its rules to every crawler.
+    StarredUserAgent {
+        /// The first token-like run after the `*` (`OrkashBot`).
+        name: String,
+    },
+    /// A user-agent line that opens a new group only because a crawl-delay stands between it
+    /// and the user-agent lines above (this line). JittyBot closes the list of user-agents at a
+    /// crawl-delay (the interpretation page's "treat media differently" example); RFC 9309
+    /// parsers and Google ignore the crawl-delay line and add this user-agent to the group above,
+    /// which then also gets the rules below.
+    AgentListSplitByCrawlDelay {
+        /// The first user-agent line of the group above, which other parsers would extend.
+        group_line: usize,
+        /// The crawl-delay line that closed its list of user-agents.
+        crawl_delay_line: usize,
+    },
     /// A user-agent value with text after its product token, which was ignored
     /// (`JittyBot/1.0` means `JittyBot`; a full browser-style string means its first word).
     UserAgentNotAToken {
@@ -97,56 +125,73 @@ pub enum DiagnosticKind {
     SitemapNotAbsolute,
 }
 
+impl DiagnosticKind {
+    /// The message of a kind that carries no value.
+    fn fixed_message(&self) -> Option<&'static str> {
+        Some(match self {
+            DiagnosticKind::ByteOrderMark => "byte order mark skipped",
+            DiagnosticKind::PartialByteOrderMark => "incomplete byte order mark skipped",
+            DiagnosticKind::InvalidUtf8 => "invalid UTF-8 (read byte-wise)",
+            DiagnosticKind::LineCutByLimit => "line cut by the size limit; dropped",
+            DiagnosticKind::MissingColon => "no colon; line ignored",
+            DiagnosticKind::RuleOutsideGroup => "rule before any user-agent line; ignored",
+            DiagnosticKind::CrawlDelayOutsideGroup => {
+                "crawl-delay before any user-agent line; ignored"
+            }
+            DiagnosticKind::EmptyUserAgent => "empty user-agent names no crawler",
+            DiagnosticKind::InvalidUserAgent => "user-agent has no product token; names no crawler",
+            DiagnosticKind::EmptyRule => "rule with an empty path adds no rule",
+            DiagnosticKind::PatternNotAPath => {
+                "path starts with neither '/' nor '*'; never matches"
+            }
+            DiagnosticKind::DollarInPattern => "'$' before the end of a path is a literal '$'",
+            DiagnosticKind::NonAsciiPattern => "raw non-ASCII path; percent-encoded for matching",
+            DiagnosticKind::InvalidCrawlDelay => "crawl-delay is not a number of seconds; ignored",
+            DiagnosticKind::DuplicateCrawlDelay => {
+                "more than one crawl-delay in the group; the largest applies"
+            }
+            DiagnosticKind::SitemapNotAbsolute => "sitemap is not an absolute http(s) URL; ignored",
+            DiagnosticKind::TruncatedAtLimit { .. }
+            | DiagnosticKind::UnknownField { .. }
+            | DiagnosticKind::StarredUserAgent { .. }
+            | DiagnosticKind::AgentListSplitByCrawlDelay { .. }
+            | DiagnosticKind::UserAgentNotAToken { .. } => return None,
+        })
+    }
+}
+
 impl fmt::Display for DiagnosticKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(message) = self.fixed_message() {
+            return f.write_str(message);
+        }
         match self {
-            DiagnosticKind::ByteOrderMark => f.write_str("byte order mark skipped"),
-            DiagnosticKind::InvalidUtf8 => f.write_str("invalid UTF-8 (read byte-wise)"),
             DiagnosticKind::TruncatedAtLimit { ignored_bytes } => write!(
                 f,
                 "file exceeds {} bytes; {ignored_bytes} bytes not read",
                 crate::MAX_ROBOTS_TXT_BYTES
             ),
-            DiagnosticKind::LineCutByLimit => f.write_str("line cut by the size limit; dropped"),
-            DiagnosticKind::MissingColon => f.write_str("no colon; line ignored"),
             DiagnosticKind::UnknownField { field } => {
                 write!(f, "unknown field {field:?}; line ignored")
             }
-            DiagnosticKind::RuleOutsideGroup => {
-                f.write_str("rule before any user-agent line; ignored")
-            }
-            DiagnosticKind::CrawlDelayOutsideGroup => {
-                f.write_str("crawl-delay before any user-agent line; ignored")
-            }
-            DiagnosticKind::EmptyUserAgent => f.write_str("empty user-agent names no crawler"),
-            DiagnosticKind::InvalidUserAgent => {
-                f.write_str("user-agent has no product token; names no crawler")
-            }
-            DiagnosticKind::UserAgentNotAToken { token } => {
-                write!(
-                    f,
-                    "user-agent is not a bare product token; read as {token:?}"
-                )
-            }
-            DiagnosticKind::EmptyRule => f.write_str("rule with an empty path adds no rule"),
-            DiagnosticKind::PatternNotAPath => {
-                f.write_str("path starts with neither '/' nor '*'; never matches")
-            }
-            DiagnosticKind::DollarInPattern => {
-                f.write_str("'$' before the end of a path is a literal '$'")
-            }
-            DiagnosticKind::NonAsciiPattern => {
-                f.write_str("raw non-ASCII path; percent-encoded for matching")
-            }
-            DiagnosticKind::InvalidCrawlDelay => {
-                f.write_str("crawl-delay is not a number of seconds; ignored")
-            }
-            DiagnosticKind::DuplicateCrawlDelay => {
-                f.write_str("more than one crawl-delay in the group; the largest applies")
-            }
-            DiagnosticKind::SitemapNotAbsolute => {
-                f.write_str("sitemap is not an absolute http(s) URL; ignored")
-            }
+            DiagnosticKind::StarredUserAgent { name } => write!(
+                f,
+                "user-agent starts with '*' but names {name:?}: not the '*' group, names no \
+                 crawler (parsers that read only the '*' apply it to every crawler)"
+            ),
+            DiagnosticKind::AgentListSplitByCrawlDelay {
+                group_line,
+                crawl_delay_line,
+            } => write!(
+                f,
+                "user-agent after the crawl-delay of line {crawl_delay_line} opens a new group; \
+                 RFC 9309 parsers and Google add it to the group of line {group_line}"
+            ),
+            DiagnosticKind::UserAgentNotAToken { token } => write!(
+                f,
+                "user-agent is not a bare product token; read as {token:?}"
+            ),
+            _ => Ok(()),
         }
     }
 }

@@ -7,11 +7,42 @@ pub const MAX_ROBOTS_TXT_BYTES: usize = 512_000;
 
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
+/// What opened the file before its first line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Bom {
+    /// Nothing: the first line starts at the first byte.
+    None,
+    /// A whole UTF-8 byte order mark, `EF BB BF`.
+    Whole,
+    /// The first one or two bytes of one (`EF` or `EF BB`), not continued into any UTF-8
+    /// character: a mark cut short, skipped like a whole one so the first line still counts.
+    Partial,
+}
+
+impl Bom {
+    /// Reads the start of `body`: how many bytes of it are a byte order mark, and which kind.
+    ///
+    /// A prefix of the mark is only taken for one when the next byte does not continue a UTF-8
+    /// character (`EF BC 9A` is the character U+FF1A, not a cut mark).
+    fn at_start_of(body: &[u8]) -> (Bom, usize) {
+        let continues = |at: usize| body.get(at).is_some_and(|b| (0x80..=0xBF).contains(b));
+        if body.starts_with(UTF8_BOM) {
+            (Bom::Whole, UTF8_BOM.len())
+        } else if body.starts_with(&UTF8_BOM[..2]) && !continues(2) {
+            (Bom::Partial, 2)
+        } else if body.starts_with(&UTF8_BOM[..1]) && !continues(1) {
+            (Bom::Partial, 1)
+        } else {
+            (Bom::None, 0)
+        }
+    }
+}
+
 /// The part of the input that is parsed, and what was set aside to get it.
 pub(crate) struct Prepared<'a> {
     /// Bytes to parse: after the BOM, within the limit, without a line cut by the limit.
     pub(crate) body: &'a [u8],
-    pub(crate) had_bom: bool,
+    pub(crate) bom: Bom,
     /// Bytes beyond [`MAX_ROBOTS_TXT_BYTES`] that were not read.
     pub(crate) ignored_bytes: usize,
     /// Whether an incomplete line at the limit was dropped.
@@ -38,13 +69,11 @@ pub(crate) fn prepare(input: &[u8]) -> Prepared<'_> {
             body = &limited[..keep];
         }
     }
-    let had_bom = body.starts_with(UTF8_BOM);
-    if had_bom {
-        body = &body[UTF8_BOM.len()..];
-    }
+    let (bom, skip) = Bom::at_start_of(body);
+    body = &body[skip..];
     Prepared {
         body,
-        had_bom,
+        bom,
         ignored_bytes,
         cut_line,
     }
@@ -66,6 +95,15 @@ pub(crate) enum Directive<'a> {
         field: &'a [u8],
         value: &'a [u8],
     },
+}
+
+/// `bytes` as an owned string, invalid UTF-8 replaced. Valid UTF-8 (nearly all robots.txt
+/// text) takes the standard library's fast validation rather than the lossy decoder.
+pub(crate) fn lossy_string(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => text.to_owned(),
+        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+    }
 }
 
 fn is_space(byte: u8) -> bool {
@@ -92,11 +130,153 @@ pub(crate) fn trim(mut text: &[u8]) -> &[u8] {
 #[cfg(test)]
 pub(crate) fn directive(line: &[u8]) -> Directive<'_> {
     match Directives::new(line).next() {
-        Some((_, _, directive)) => directive,
+        Some(line) => line.directive,
         None => Directive::Blank,
     }
 }
 
+/// One line of a body and what it says.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Line<'a> {
+    /// 1-based line number.
+    pub(crate) number: usize,
+    /// Offset of the line's first byte in the body.
+    pub(crate) start: usize,
+    /// The line without its terminator.
+    pub(crate) raw: &'a [u8],
+    pub(crate) directive: Directive<'a>,
+}
+
+/// A field recognised without searching for the colon.
+#[derive(Debug, Clone, Copy)]
+enum Field {
+    Disallow,
+    Allow,
+    UserAgent,
+    Sitemap,
+    CrawlDelay,
+}
+
+impl Field {
+    fn directive(self, value: &[u8]) -> Directive<'_> {
+        match self {
+            Field::Disallow => Directive::Disallow(value),
+            Field::Allow => Directive::Allow(value),
+            Field::UserAgent => Directive::UserAgent(value),
+            Field::Sitemap => Directive::Sitemap(value),
+            Field::CrawlDelay => Directive::CrawlDelay(value),
+        }
+    }
+}
+
+/// A field name, prepared to be compared with the start of a line a word at a time.
+struct Name {
+    field: Field,
+    len: usize,
+    /// The first eight bytes of the name, lower case (zero-padded).
+    word: u64,
+    /// Which bits of the line's first eight bytes count: the bytes of the name.
+    mask: u64,
+    /// `0x20` at the name's letters: OR-ing it into a byte lowers a letter, and only a letter
+    /// can become a lower-case letter that way, so `-` is compared exactly.
+    fold: u64,
+    /// The name past eight bytes.
+    tail: &'static [u8],
+}
+
+impl Name {
+    const fn new(name: &'static [u8], field: Field) -> Name {
+        let mut word = [0u8; 8];
+        let mut fold = [0u8; 8];
+        let mut mask = [0u8; 8];
+        let mut i = 0;
+        while i < name.len() && i < 8 {
+            word[i] = name[i];
+            mask[i] = 0xFF;
+            if name[i].is_ascii_alphabetic() {
+                fold[i] = 0x20;
+            }
+            i += 1;
+        }
+        let tail = match name.split_at_checked(i) {
+            Some((_, tail)) => tail,
+            None => &[],
+        };
+        Name {
+            field,
+            len: name.len(),
+            word: u64::from_le_bytes(word),
+            mask: u64::from_le_bytes(mask),
+            fold: u64::from_le_bytes(fold),
+            tail,
+        }
+    }
+
+    /// Whether `line` starts with this name, in any case.
+    fn starts(&self, line: &[u8], first_eight: u64) -> bool {
+        line.len() >= self.len
+            && (first_eight | self.fold) & self.mask == self.word
+            && line
+                .get(8..self.len)
+                .is_none_or(|tail| tail.eq_ignore_ascii_case(self.tail))
+    }
+}
+
+/// The fields recognised without searching for the colon.
+const KNOWN_FIELDS: [Name; 5] = [
+    Name::new(b"disallow", Field::Disallow),
+    Name::new(b"allow", Field::Allow),
+    Name::new(b"user-agent", Field::UserAgent),
+    Name::new(b"sitemap", Field::Sitemap),
+    Name::new(b"crawl-delay", Field::CrawlDelay),
+];
+
+/// The first eight bytes of `text` in a word (zero-padded).
+fn first_eight(text: &[u8]) -> u64 {
+    if let Some(bytes) = text.first_chunk::<8>() {
+        return u64::from_le_bytes(*bytes);
+    }
+    // Shorter: byte by byte, rather than a variable-length copy (a call to memcpy).
+    text.iter()
+        .rev()
+        .fold(0, |word, &byte| word << 8 | u64::from(byte))
+}
+
+/// Where the value of a line that starts with a known field name starts (after the colon),
+/// and which field; `None` for any other line, which the general path reads.
+#[inline(always)]
+fn known_field(line: &[u8]) -> Option<(usize, Field)> {
+    let first = line.first()? | 0x20;
+    let name = KNOWN_FIELDS.iter().find(|name| name.word as u8 == first)?;
+    if !name.starts(line, first_eight(line)) {
+        return None;
+    }
+    let mut at = name.len;
+    while matches!(line.get(at), Some(b' ' | b'\t')) {
+        at += 1;
+    }
+    (line.get(at) == Some(&b':')).then_some((at + 1, name.field))
+}
+
+/// Reads a value from `from` to its end: where the trimmed value starts and ends, and where
+/// the line ends.
+#[inline(always)]
+fn scan_value(rest: &[u8], mut from: usize) -> (usize, usize, usize) {
+    while matches!(rest.get(from), Some(b' ' | b'\t' | b'\x0B' | b'\x0C')) {
+        from += 1;
+    }
+    let stop = find_value_end(rest.get(from..).unwrap_or_default())
+        .map_or(rest.len(), |offset| from + offset);
+    let mut value_end = stop;
+    while value_end > from && is_space(rest[value_end - 1]) {
+        value_end -= 1;
+    }
+    let line_end = match rest.get(stop) {
+        Some(b'#') => line_end(rest, stop),
+        _ => stop,
+    };
+    (from, value_end, line_end)
+}
 const LOW_BITS: u64 = 0x0101_0101_0101_0101;
 const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
 
@@ -136,20 +316,50 @@ fn find_any(text: &[u8], needles: [u8; 4]) -> Option<usize> {
         .map(|position| offset + position)
 }
 
+/// The first `#`, CR or LF in `text`: [`find_any`] with the three needles that end a value.
+#[inline(always)]
+fn find_value_end(text: &[u8]) -> Option<usize> {
+    let [hash, cr, lf] = [b'#', b'\r', b'\n'].map(|needle| LOW_BITS * u64::from(needle));
+    let mut chunks = text.chunks_exact(8);
+    let mut offset = 0;
+    for chunk in &mut chunks {
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(chunk);
+        let word = u64::from_le_bytes(bytes);
+        let found = zero_bytes(word ^ hash) | zero_bytes(word ^ cr) | zero_bytes(word ^ lf);
+        if found != 0 {
+            return Some(offset + (found.trailing_zeros() / 8) as usize);
+        }
+        offset += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|byte| matches!(byte, b'#' | b'\r' | b'\n'))
+        .map(|position| offset + position)
+}
+
 /// Iterates over the lines of a body and what each says, numbered from 1.
 ///
 /// One pass per line: a short scalar scan over the field name to the colon, then one search
 /// for the comment or line end; cheaper than splitting lines first and reading them after.
 pub(crate) struct Directives<'a> {
+    /// When set, the values of rule, crawl-delay and sitemap lines are not read (they come
+    /// out empty): the one-crawler parse sets it while in a group it does not need.
+    pub(crate) skip_values: bool,
     rest: &'a [u8],
     number: usize,
+    /// Offset of `rest` in the body.
+    offset: usize,
 }
 
 impl<'a> Directives<'a> {
     pub(crate) fn new(body: &'a [u8]) -> Self {
         Directives {
+            skip_values: false,
             rest: body,
             number: 0,
+            offset: 0,
         }
     }
 }
@@ -184,17 +394,53 @@ fn no_colon(before_comment: &[u8]) -> Directive<'_> {
 }
 
 impl<'a> Iterator for Directives<'a> {
-    /// Line number, the line without its terminator, and what it says.
-    type Item = (usize, &'a [u8], Directive<'a>);
+    type Item = Line<'a>;
 
+    // Inlined into the parse loop: a line returned through memory from a call costs more
+    // than reading it.
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
         let rest = self.rest;
         if rest.is_empty() {
             return None;
         }
         self.number += 1;
+        let (end, directive) = match known_field(rest) {
+            Some((value_start, field))
+                if self.skip_values && !matches!(field, Field::UserAgent) =>
+            {
+                (line_end(rest, value_start), field.directive(b""))
+            }
+            Some((value_start, field)) => {
+                let (from, value_end, end) = scan_value(rest, value_start);
+                (end, field.directive(&rest[from..value_end]))
+            }
+            None => general_line(rest),
+        };
+        let line = &rest[..end];
+        let skip = match (rest.get(end), rest.get(end + 1)) {
+            (Some(b'\r'), Some(b'\n')) => 2,
+            (Some(_), _) => 1,
+            (None, _) => 0,
+        };
+        let start = self.offset;
+        self.rest = &rest[end + skip..];
+        self.offset += end + skip;
+        Some(Line {
+            number: self.number,
+            start,
+            raw: line,
+            directive,
+        })
+    }
+}
+
+/// Reads a line that does not start with a known field name: the end of its text and what it
+/// says.
+fn general_line(rest: &[u8]) -> (usize, Directive<'_>) {
+    {
         let stop = find_any(rest, [b':', b'#', b'\r', b'\n']).unwrap_or(rest.len());
-        let (end, directive) = match rest.get(stop) {
+        match rest.get(stop) {
             None | Some(b'\r' | b'\n') => (stop, no_colon(&rest[..stop])),
             Some(b'#') => (line_end(rest, stop), no_colon(&rest[..stop])),
             Some(_colon) => {
@@ -212,41 +458,52 @@ impl<'a> Iterator for Directives<'a> {
                     }
                 }
             }
-        };
-        let line = &rest[..end];
-        let skip = match (rest.get(end), rest.get(end + 1)) {
-            (Some(b'\r'), Some(b'\n')) => 2,
-            (Some(_), _) => 1,
-            (None, _) => 0,
-        };
-        self.rest = &rest[end + skip..];
-        Some((self.number, line, directive))
+        }
     }
 }
 
 /// What a user-agent value names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Product<'a> {
-    /// `*`: every crawler without a group of its own.
+    /// `*`, alone or followed only by characters that cannot be part of a token (`*;`, `**`):
+    /// every crawler without a group of its own.
     Global,
     /// A product token: the leading run of `[A-Za-z_-]`.
     Token(&'a [u8]),
+    /// A `*` followed by a name (`*OrkashBot*`, `*libwww*`): not the `*` group (RFC 9309
+    /// §2.2.1: only `*` is), and no product token either, so it names no crawler. The first
+    /// token-like run after the `*` is kept, for reporting.
+    StarredName(&'a [u8]),
     /// Nothing usable (empty, or no leading token character).
     Nothing,
 }
 
-pub(crate) fn product(value: &[u8]) -> Product<'_> {
-    if value.first() == Some(&b'*') {
-        return Product::Global;
-    }
-    let end = value
+/// Whether `byte` may be part of a product token (`[A-Za-z_-]`, RFC 9309 §2.2.1).
+pub(crate) fn is_token_byte(byte: u8) -> bool {
+    byte.is_ascii_alphabetic() || byte == b'_' || byte == b'-'
+}
+
+/// The length of the leading run of token bytes.
+fn token_len(value: &[u8]) -> usize {
+    value
         .iter()
-        .position(|&b| !(b.is_ascii_alphabetic() || b == b'_' || b == b'-'))
-        .unwrap_or(value.len());
-    if end == 0 {
-        Product::Nothing
-    } else {
-        Product::Token(&value[..end])
+        .position(|&b| !is_token_byte(b))
+        .unwrap_or(value.len())
+}
+
+pub(crate) fn product(value: &[u8]) -> Product<'_> {
+    if let Some(after_star) = value.strip_prefix(b"*") {
+        return match after_star.iter().position(|&b| is_token_byte(b)) {
+            None => Product::Global,
+            Some(start) => {
+                let name = &after_star[start..];
+                Product::StarredName(&name[..token_len(name)])
+            }
+        };
+    }
+    match token_len(value) {
+        0 => Product::Nothing,
+        end => Product::Token(&value[..end]),
     }
 }
 
@@ -256,7 +513,10 @@ mod tests {
 
     fn lines(body: &[u8]) -> Vec<(usize, &[u8])> {
         Directives::new(body)
-            .map(|(number, line, _)| (number, line))
+            .map(|line| {
+                assert_eq!(&body[line.start..line.start + line.raw.len()], line.raw);
+                (line.number, line.raw)
+            })
             .collect()
     }
 
@@ -304,6 +564,10 @@ mod tests {
             Product::Token(b"JittyBot-Image")
         );
         assert_eq!(product(b"*"), Product::Global);
+        assert_eq!(product(b"**"), Product::Global);
+        assert_eq!(product(b"*;"), Product::Global);
+        assert_eq!(product(b"*OrkashBot*"), Product::StarredName(b"OrkashBot"));
+        assert_eq!(product(b"* libwww"), Product::StarredName(b"libwww"));
         assert_eq!(product(b""), Product::Nothing);
         assert_eq!(product(b"1bot"), Product::Nothing);
         assert_eq!(
@@ -348,9 +612,20 @@ mod tests {
     }
 
     #[test]
-    fn bom_is_skipped() {
+    fn bom_is_skipped_whole_or_cut_short() {
         let prepared = prepare(b"\xEF\xBB\xBFUser-agent: *");
-        assert!(prepared.had_bom);
+        assert_eq!(prepared.bom, Bom::Whole);
         assert_eq!(prepared.body, b"User-agent: *");
+        for input in [&b"\xEF\xBBUser-agent: *"[..], b"\xEFUser-agent: *"] {
+            let prepared = prepare(input);
+            assert_eq!(prepared.bom, Bom::Partial);
+            assert_eq!(prepared.body, b"User-agent: *");
+        }
+        assert_eq!(prepare(b"\xEF\xBB").body, b"");
+        // A character that starts with a byte of the mark is not a mark.
+        for input in [&b"\xEF\xBC\x9A"[..], b"\xEF\xBB\x80"] {
+            let prepared = prepare(input);
+            assert_eq!((prepared.bom, prepared.body), (Bom::None, input));
+        }
     }
 }

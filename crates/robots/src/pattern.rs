@@ -29,28 +29,31 @@ impl Shape {
             Some((b'$', rest)) => (rest.len(), true),
             _ => (canonical.len(), false),
         };
-        let body = &canonical[..body_len];
+        (Shape::of_body(&canonical[..body_len], anchored), body_len)
+    }
+
+    /// The shape of a pattern whose body of `len` bytes has its first and last `*` at `stars`.
+    pub(crate) fn new(anchored: bool, stars: (usize, usize), len: usize) -> Shape {
+        let to_u32 = |position: usize| u32::try_from(position).unwrap_or(u32::MAX);
+        Shape {
+            anchored,
+            stars: Some((to_u32(stars.0), to_u32(stars.1))),
+            specificity: to_u32(len + usize::from(anchored)),
+        }
+    }
+
+    /// The shape of a canonical pattern given as its body and whether an anchor followed it.
+    pub(crate) fn of_body(body: &[u8], anchored: bool) -> Shape {
         let to_u32 = |position: usize| u32::try_from(position).unwrap_or(u32::MAX);
         let stars = memchr::memchr(b'*', body).map(|first| {
             let last = memchr::memrchr(b'*', body).unwrap_or(first);
             (to_u32(first), to_u32(last))
         });
-        let shape = Shape {
+        Shape {
             anchored,
             stars,
-            specificity: to_u32(canonical.len()),
-        };
-        (shape, body_len)
-    }
-
-    /// Whether the pattern has a `*`.
-    pub(crate) fn has_wildcard(&self) -> bool {
-        self.stars.is_some()
-    }
-
-    /// Length of the literal text before the first `*`.
-    pub(crate) fn head_len(&self, body: &[u8]) -> usize {
-        self.stars.map_or(body.len(), |(first, _)| first as usize)
+            specificity: to_u32(body.len() + usize::from(anchored)),
+        }
     }
 }
 
@@ -112,9 +115,16 @@ fn find_piece(path: &[u8], mut from: usize, piece: &[u8]) -> Option<usize> {
     loop {
         let haystack = path.get(from..)?;
         let offset = if haystack.len() < SHORT_HAYSTACK {
-            haystack
-                .windows(piece.len())
-                .position(|window| window == piece)?
+            // Candidates start with the piece's first byte; only those are compared.
+            let (&first, rest) = piece.split_first()?;
+            let mut at = 0;
+            loop {
+                let candidate = at + haystack.get(at..)?.iter().position(|&b| b == first)?;
+                if haystack.get(candidate + 1..)?.starts_with(rest) {
+                    break candidate;
+                }
+                at = candidate + 1;
+            }
         } else {
             memmem::find(haystack, piece)?
         };
@@ -132,6 +142,10 @@ mod tests {
 
     fn matches(pattern: &str, path: &str) -> bool {
         let (shape, body_len) = Shape::of(pattern.as_bytes());
+        assert_eq!(
+            shape,
+            Shape::of_body(&pattern.as_bytes()[..body_len], shape.anchored)
+        );
         super::matches(&pattern.as_bytes()[..body_len], shape, path.as_bytes())
     }
 
@@ -184,9 +198,12 @@ mod tests {
     }
 
     #[test]
-    fn dollar_in_the_middle_is_literal() {
-        assert!(matches("/a$b", "/a$b"));
-        assert!(!matches("/a$b", "/ab"));
+    fn literal_star_and_dollar_are_escapes_on_both_sides() {
+        // Canonical form: a literal `*` or `$` is `%2A` or `%24` in patterns and URLs alike.
+        assert!(matches("/a%24b", "/a%24b"));
+        assert!(!matches("/a%24b", "/ab"));
+        assert!(matches("/*%2A$", "/x%2A"));
+        assert!(!matches("/a*%2A", "/a%2"));
     }
 
     #[test]

@@ -1,7 +1,11 @@
 //! Property tests: line endings, comments and unknown lines, and a reference matcher.
 
 use proptest::prelude::*;
-use robots::{AgentRules, RobotsTxt, RuleKind};
+use robots::{AgentRules, ProductTokens, RobotsTxt, RuleKind};
+
+fn tokens(list: &[&str]) -> ProductTokens {
+    ProductTokens::new(list).expect("test tokens are product tokens")
+}
 
 // ---- A straightforward reference matcher, written independently of the engine --------------
 
@@ -29,11 +33,36 @@ fn raw_allowed(b: u8) -> bool {
     (0x21..0x7F).contains(&b) && !b"\"<>\\^`{|}".contains(&b)
 }
 
-fn units(text: &[u8]) -> Vec<Unit> {
+/// How `*` and `$` are read: in a URL both are literal characters; in a pattern a raw `*` is
+/// the wildcard and a final raw `$` the anchor (RFC 9309 §2.2.3), any other `$` literal.
+#[derive(Clone, Copy, PartialEq)]
+enum Side {
+    Url,
+    Pattern,
+}
+
+/// The characters of `text`. In a pattern, `Raw(b'*')` is the wildcard and a final `Raw(b'$')`
+/// the anchor; every literal `*` or `$` (on either side) is `Escaped`.
+fn units(text: &[u8], side: Side) -> Vec<Unit> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < text.len() {
         let b = text[i];
+        let special = match b {
+            b'*' => side == Side::Pattern,
+            b'$' => side == Side::Pattern && i + 1 == text.len(),
+            _ => false,
+        };
+        if special {
+            out.push(Unit::Raw(b));
+            i += 1;
+            continue;
+        }
+        if b == b'*' || b == b'$' {
+            out.push(Unit::Escaped(b));
+            i += 1;
+            continue;
+        }
         let hex = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
         if b == b'%' {
             if let (Some(h), Some(l)) = (
@@ -93,10 +122,10 @@ fn reference_match(pattern: &[Unit], path: &[Unit]) -> bool {
 
 /// The reference decision: allowed?, and the deciding rule's index.
 fn reference_decision(rules: &[(RuleKind, String)], url: &str) -> (bool, Option<usize>) {
-    let path = units(url.as_bytes());
+    let path = units(url.as_bytes(), Side::Url);
     let mut best: Option<(usize, bool, usize)> = None; // (length, is_allow, index)
     for (index, (kind, pattern)) in rules.iter().enumerate() {
-        let pattern_units = units(pattern.as_bytes());
+        let pattern_units = units(pattern.as_bytes(), Side::Pattern);
         if !reference_match(&pattern_units, &path) {
             continue;
         }
@@ -122,7 +151,7 @@ fn reference_decision(rules: &[(RuleKind, String)], url: &str) -> (bool, Option<
 
 const PIECES: &[&str] = &[
     "a", "b", "ab", "/", "/a", ".", "-", "~", "*", "$", "?", "=", "&", "%2F", "%2f", "%41", "%7e",
-    "%C3%A5", "%c3%a5", "å", "é", "%", "%zz", "%4", ";", "+", "(", "|",
+    "%C3%A5", "%c3%a5", "å", "é", "%", "%zz", "%4", ";", "+", "(", "|", "%2A", "%2a", "%24",
 ];
 
 fn fragment() -> impl Strategy<Value = String> {
@@ -199,7 +228,7 @@ proptest! {
 
     #[test]
     fn the_fast_matcher_agrees_with_the_reference(rules in rule_list(), url in url()) {
-        let agent = AgentRules::parse(file_of(&rules).as_bytes(), &["JittyBot"]);
+        let agent = AgentRules::parse(file_of(&rules).as_bytes(), &ProductTokens::JITTYBOT);
         let decision = agent.check(&url);
         let (allowed, index) = reference_decision(&rules, &url);
         prop_assert_eq!(decision.allowed, allowed, "url {:?} rules {:?}", url, rules);
@@ -208,7 +237,7 @@ proptest! {
         match (reported, index) {
             (None, None) => {}
             (Some(got), Some(want)) => {
-                let length = |i: usize| units(rules[i].1.as_bytes()).iter().map(|u| u.width()).sum::<usize>();
+                let length = |i: usize| units(rules[i].1.as_bytes(), Side::Pattern).iter().map(|u| u.width()).sum::<usize>();
                 prop_assert_eq!(length(got), length(want));
                 prop_assert_eq!(rules[got].0, rules[want].0);
             }
@@ -221,7 +250,8 @@ proptest! {
         let lf = lines.join("\n");
         let crlf = lines.join("\r\n");
         let cr = lines.join("\r");
-        for tokens in [&["JittyBot"][..], &["JittyBot-Image", "JittyBot"], &["Other"]] {
+        for list in [&["JittyBot"][..], &["JittyBot-Image", "JittyBot"], &["Other"]] {
+            let tokens = &tokens(list);
             let expected = AgentRules::parse(lf.as_bytes(), tokens);
             prop_assert_eq!(&AgentRules::parse(crlf.as_bytes(), tokens), &expected);
             prop_assert_eq!(&AgentRules::parse(cr.as_bytes(), tokens), &expected);
@@ -251,7 +281,8 @@ proptest! {
             noisy.insert(at, extra.to_owned());
         }
         let noisy = noisy.join("\n");
-        for tokens in [&["JittyBot"][..], &["Other"]] {
+        for list in [&["JittyBot"][..], &["Other"]] {
+            let tokens = &tokens(list);
             let a = AgentRules::parse(plain.as_bytes(), tokens);
             let b = AgentRules::parse(noisy.as_bytes(), tokens);
             prop_assert_eq!(a.group(), b.group());
@@ -267,9 +298,12 @@ proptest! {
     fn one_crawler_parse_equals_full_parse(lines in robots_lines()) {
         let file = lines.join("\n");
         let full = RobotsTxt::parse(file.as_bytes());
-        for tokens in [&["JittyBot"][..], &["JittyBot-Image", "JittyBot"], &["Other"], &[]] {
+        for list in [&["JittyBot"][..], &["JittyBot-Image", "JittyBot"], &["Other"]] {
+            let tokens = &tokens(list);
             prop_assert_eq!(AgentRules::parse(file.as_bytes(), tokens), full.rules_for(tokens));
         }
+        // No line of LINES names "Nobody": it gets what the `*` groups say.
+        prop_assert_eq!(AgentRules::parse(file.as_bytes(), &tokens(&["Nobody"])), full.global_rules());
     }
 
     /// Bounded-time fuzzing that runs with every `cargo test`: arbitrary bytes never panic.
@@ -279,8 +313,8 @@ proptest! {
         url in prop::collection::vec(any::<u8>(), 0..256),
     ) {
         let full = RobotsTxt::parse(&body);
-        let agent = AgentRules::parse(&body, &["JittyBot"]);
-        prop_assert_eq!(&full.rules_for(&["JittyBot"]), &agent);
+        let agent = AgentRules::parse(&body, &ProductTokens::JITTYBOT);
+        prop_assert_eq!(&full.rules_for(&ProductTokens::JITTYBOT), &agent);
         let _ = agent.check_bytes(&url).explain().to_string();
         for diagnostic in full.diagnostics() {
             let _ = diagnostic.to_string();

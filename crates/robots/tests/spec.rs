@@ -1,12 +1,16 @@
 //! The engine's rules, one test (or more) per rule of the interpretation page and issue #2.
 
 use robots::{
-    AgentRules, DiagnosticKind, GroupSelection, RobotsTxt, RuleKind, MAX_ROBOTS_TXT_BYTES,
+    AgentRules, DiagnosticKind, EmptyRule, GroupSelection, ProductTokens, RobotsTxt, RuleKind,
+    TargetError, MAX_ROBOTS_TXT_BYTES,
 };
 
+const JITTYBOT: ProductTokens = ProductTokens::JITTYBOT;
+
 fn rules(file: &str, tokens: &[&str]) -> AgentRules {
-    let fast = AgentRules::parse(file.as_bytes(), tokens);
-    let full = RobotsTxt::parse(file.as_bytes()).rules_for(tokens);
+    let tokens = ProductTokens::new(tokens).expect("test tokens are product tokens");
+    let fast = AgentRules::parse(file.as_bytes(), &tokens);
+    let full = RobotsTxt::parse(file.as_bytes()).rules_for(&tokens);
     assert_eq!(fast, full, "one-crawler parse and full parse disagree");
     fast
 }
@@ -28,7 +32,7 @@ fn kinds(file: &[u8]) -> Vec<(usize, DiagnosticKind)> {
 #[test]
 fn leading_bom_is_skipped_and_reported() {
     let file = b"\xEF\xBB\xBFUser-agent: JittyBot\nDisallow: /a\n";
-    assert!(!AgentRules::parse(file, &["JittyBot"]).is_allowed("/a"));
+    assert!(!AgentRules::parse(file, &JITTYBOT).is_allowed("/a"));
     assert_eq!(kinds(file), vec![(1, DiagnosticKind::ByteOrderMark)]);
 }
 
@@ -55,7 +59,7 @@ fn only_the_first_512000_bytes_are_read() {
     file.resize(MAX_ROBOTS_TXT_BYTES - 10, b'#');
     file.extend_from_slice(b"\nDisallow: /cut-by-the-limit\nDisallow: /beyond\n");
     let robots = RobotsTxt::parse(&file);
-    let agent = robots.rules_for(&["JittyBot"]);
+    let agent = robots.rules_for(&JITTYBOT);
     assert!(!agent.is_allowed("/early"));
     // The rule the limit cuts in half would otherwise read as "Disallow: /c".
     assert!(agent.is_allowed("/c"));
@@ -70,7 +74,7 @@ fn only_the_first_512000_bytes_are_read() {
     assert!(kinds.contains(&DiagnosticKind::TruncatedAtLimit {
         ignored_bytes: file.len() - MAX_ROBOTS_TXT_BYTES
     }));
-    assert_eq!(AgentRules::parse(&file, &["JittyBot"]), agent);
+    assert_eq!(AgentRules::parse(&file, &JITTYBOT), agent);
 }
 
 #[test]
@@ -80,7 +84,7 @@ fn a_line_ending_exactly_at_the_limit_is_kept() {
     file.resize(MAX_ROBOTS_TXT_BYTES - rule.len(), b'\n');
     file.extend_from_slice(rule);
     file.extend_from_slice(b"\nDisallow: /beyond\n");
-    let agent = AgentRules::parse(&file, &["JittyBot"]);
+    let agent = AgentRules::parse(&file, &JITTYBOT);
     assert!(!agent.is_allowed("/kept"));
     assert!(agent.is_allowed("/beyond"));
 }
@@ -88,7 +92,7 @@ fn a_line_ending_exactly_at_the_limit_is_kept() {
 #[test]
 fn invalid_utf8_lines_are_still_read_and_reported() {
     let file = b"User-agent: JittyBot\nDisallow: /caf\xE9\nDisallow: /ok\n";
-    let agent = AgentRules::parse(file, &["JittyBot"]);
+    let agent = AgentRules::parse(file, &JITTYBOT);
     assert!(!agent.is_allowed("/caf%E9"));
     assert!(!agent.is_allowed("/ok"));
     assert!(kinds(file).contains(&(2, DiagnosticKind::InvalidUtf8)));
@@ -118,7 +122,7 @@ fn hash_starts_a_comment_anywhere() {
 #[test]
 fn lines_without_a_colon_and_unknown_fields_are_ignored_and_reported() {
     let file = b"User-agent: JittyBot\nDisallow /a\nDissallow: /b\nDisalow: /c\nuseragent: x\nNoindex: /d\nDisallow: /e\n";
-    let agent = AgentRules::parse(file, &["JittyBot"]);
+    let agent = AgentRules::parse(file, &JITTYBOT);
     for url in ["/a", "/b", "/c", "/d"] {
         assert!(agent.is_allowed(url), "{url}");
     }
@@ -184,7 +188,7 @@ fn crawl_delay_neither_starts_a_group_nor_ends_one_but_closes_its_agent_list() {
 #[test]
 fn rules_before_the_first_user_agent_are_ignored_and_reported() {
     let file = b"Disallow: /a\nCrawl-delay: 5\nUser-agent: JittyBot\nDisallow: /b\n";
-    let agent = AgentRules::parse(file, &["JittyBot"]);
+    let agent = AgentRules::parse(file, &JITTYBOT);
     assert!(agent.is_allowed("/a"));
     assert!(!agent.is_allowed("/b"));
     assert_eq!(agent.crawl_delay(), None);
@@ -209,7 +213,7 @@ fn user_agent_values_are_reduced_to_their_product_token() {
         assert!(!allowed(&file, "/a"), "{value}");
     }
     let file = b"User-agent: Mozilla/5.0 (compatible; JittyBot/1.0)\nDisallow: /a\n";
-    assert!(AgentRules::parse(file, &["JittyBot"]).is_allowed("/a"));
+    assert!(AgentRules::parse(file, &JITTYBOT).is_allowed("/a"));
     assert_eq!(
         kinds(file),
         vec![(
@@ -231,7 +235,7 @@ fn empty_and_tokenless_user_agents_name_nobody_and_are_reported() {
             (2, DiagnosticKind::InvalidUserAgent)
         ]
     );
-    assert!(AgentRules::parse(file, &["JittyBot"]).is_allowed("/a"));
+    assert!(AgentRules::parse(file, &JITTYBOT).is_allowed("/a"));
 }
 
 #[test]
@@ -247,7 +251,7 @@ fn empty_allow_and_disallow_add_no_rule_but_end_the_agent_list() {
 #[test]
 fn a_pattern_starting_with_neither_slash_nor_star_never_matches() {
     let file = b"User-agent: JittyBot\nDisallow: private\nDisallow: *.gif\n";
-    let agent = AgentRules::parse(file, &["JittyBot"]);
+    let agent = AgentRules::parse(file, &JITTYBOT);
     assert!(agent.is_allowed("/private"));
     assert!(agent.is_allowed("private"));
     assert!(!agent.is_allowed("/x.gif"));
@@ -310,7 +314,7 @@ fn sitemaps_are_global_in_file_order_and_must_be_absolute() {
             (6, DiagnosticKind::SitemapNotAbsolute)
         ]
     );
-    assert!(!robots.rules_for(&["JittyBot"]).is_allowed("/x"));
+    assert!(!robots.rules_for(&JITTYBOT).is_allowed("/x"));
 }
 
 #[test]
@@ -602,4 +606,274 @@ fn patterns_are_reported_as_written() {
     let rule = agent.check("/hus/%C3%A5").rule.expect("matched");
     assert_eq!(rule.pattern, "/hus/å");
     assert_eq!(rule.canonical_pattern(), "/hus/%C3%A5");
+}
+
+// ---- RFC 9309 cases of issue 7 -----------------------------------------------------------------
+
+#[test]
+fn percent_encoded_star_and_dollar_in_a_rule_match_those_characters() {
+    // RFC 9309 §2.2.3's own examples.
+    let star = "User-agent: *\nDisallow: /path/file-with-a-%2A.html\n";
+    for url in [
+        "/path/file-with-a-*.html",
+        "https://www.example.com/path/file-with-a-*.html",
+        "/path/file-with-a-%2A.html",
+        "/path/file-with-a-%2a.html",
+    ] {
+        assert!(!allowed(star, url), "{url}");
+    }
+    // A literal star, not a wildcard.
+    assert!(allowed(star, "/path/file-with-a-x.html"));
+    let dollar = "User-agent: *\nDisallow: /%24\n";
+    assert!(!allowed(dollar, "/$100"));
+    assert!(!allowed(dollar, "/%24100"));
+    assert!(allowed(dollar, "/100"));
+    // An encoded `$` at the end is a literal `$`, not the anchor.
+    let end = "User-agent: *\nDisallow: /foo-%24\n";
+    assert!(!allowed(end, "/foo-$") && !allowed(end, "/foo-$bar"));
+    assert!(allowed(end, "/foo-"));
+    // Raw `*` and `$` in a rule stay wildcard and anchor; in a URL they are literal.
+    let wild = "User-agent: *\nDisallow: /a*b$\n";
+    assert!(!allowed(wild, "/a*b") && !allowed(wild, "/axyzb"));
+    assert!(allowed(wild, "/a*b*"));
+}
+
+#[test]
+fn a_literal_dollar_is_matched_and_measured_in_its_canonical_form() {
+    let file = "User-agent: *\nDisallow: /a$b\n";
+    let agent = rules(file, &["JittyBot"]);
+    let rule = agent.rules()[0];
+    assert_eq!(rule.canonical_pattern(), "/a%24b");
+    assert_eq!(rule.specificity(), 6);
+    assert!(!agent.is_allowed("/a$b") && !agent.is_allowed("/a%24b"));
+    // Same canonical pattern, same length: the allow wins the tie.
+    let tie = "User-agent: *\nDisallow: /a$b\nAllow: /a%24b\n";
+    assert!(allowed(tie, "/a$b"));
+}
+
+#[test]
+fn a_byte_order_mark_cut_short_is_skipped_so_the_first_line_counts() {
+    for start in [&b"\xEF\xBB"[..], b"\xEF"] {
+        let mut file = start.to_vec();
+        file.extend_from_slice(b"User-agent: JittyBot\nDisallow: /a\n");
+        assert!(!AgentRules::parse(&file, &JITTYBOT).is_allowed("/a"));
+        let robots = RobotsTxt::parse(&file);
+        assert!(!robots.is_allowed(&JITTYBOT, "/a"));
+        assert_eq!(
+            kinds(&file),
+            vec![(1, DiagnosticKind::PartialByteOrderMark)]
+        );
+        assert_eq!(robots.line(1), Some(&b"User-agent: JittyBot"[..]));
+    }
+    // A character whose first byte is the mark's first byte is no mark: line 1 is that text.
+    let fullwidth_colon = "\u{FF1A}User-agent: JittyBot\nDisallow: /a\n";
+    assert!(allowed(fullwidth_colon, "/a"));
+}
+
+#[test]
+fn a_star_followed_by_a_name_is_not_the_global_group() {
+    // The pattern found on large news and tourism sites.
+    let file = "User-agent: *\nDisallow: /search\n\nUser-agent: *libwww*\nDisallow: /\n";
+    let agent = rules(file, &["JittyBot"]);
+    assert!(agent.is_allowed("/"));
+    assert!(agent.is_allowed("/news/today"));
+    assert!(!agent.is_allowed("/search"));
+    for value in ["*OrkashBot*", "*googlebot*", "*libwww*", "* libwww"] {
+        let file = format!("User-agent: {value}\nDisallow: /\n");
+        let agent = rules(&file, &["JittyBot"]);
+        assert!(agent.is_allowed("/"), "{value}");
+        assert_eq!(agent.group(), &GroupSelection::None, "{value}");
+        let robots = RobotsTxt::parse(file.as_bytes());
+        let name = match &robots.diagnostics()[0].kind {
+            DiagnosticKind::StarredUserAgent { name } => name.clone(),
+            other => panic!("{value}: {other:?}"),
+        };
+        assert_eq!(name, value.trim_matches(['*', ' ']), "{value}");
+        assert_eq!(
+            robots.groups()[0].user_agents[0].product,
+            robots::UserAgentProduct::Nothing
+        );
+    }
+    // `*` followed only by characters that cannot name anything stays global.
+    for value in ["*", "*;", "**", "* ", "*/1.0"] {
+        let file = format!("User-agent: {value}\nDisallow: /\n");
+        assert!(!allowed(&file, "/"), "{value:?}");
+        assert_eq!(rules(&file, &["JittyBot"]).group(), &GroupSelection::Global);
+    }
+}
+
+#[test]
+fn urls_of_other_schemes_are_refused_not_matched() {
+    let file = "User-agent: *\nDisallow: /\nAllow: /foo.html\n";
+    let agent = rules(file, &["JittyBot"]);
+    for url in [
+        "ftp://example.net/foo.html",
+        "file:///foo.html",
+        "mailto:a@b",
+    ] {
+        assert_eq!(
+            agent.try_check(url),
+            Err(TargetError::UnsupportedScheme),
+            "{url}"
+        );
+        let decision = agent.check(url);
+        assert!(!decision.allowed && decision.rule.is_none(), "{url}");
+        assert_eq!(decision.refused, Some(TargetError::UnsupportedScheme));
+        assert!(decision
+            .to_string()
+            .starts_with("not checked: not an http(s) URL"));
+    }
+    assert_eq!(
+        agent.try_check("http:/foo.html"),
+        Err(TargetError::MissingAuthority)
+    );
+    let rule = agent.rules()[0];
+    assert!(rule.matches("https://example.net/foo.html"));
+    assert!(!rule.matches("ftp://example.net/foo.html"));
+    assert!(agent
+        .try_check("HTTPS://example.net/foo.html")
+        .is_ok_and(|d| d.allowed));
+    assert!(agent.try_check("/foo.html").is_ok_and(|d| d.allowed));
+}
+
+// ---- What tooling needs ------------------------------------------------------------------------
+
+#[test]
+fn raw_lines_are_numbered_as_the_engine_numbers_them() {
+    let file = b"\xEF\xBB\xBFUser-agent: a\rDisalow: /x\r\n\nDisallow: /y # z\n\xFFbad";
+    let robots = RobotsTxt::parse(file);
+    let lines: Vec<(usize, &[u8])> = robots.lines().collect();
+    assert_eq!(
+        lines,
+        vec![
+            (1, &b"User-agent: a"[..]),
+            (2, b"Disalow: /x"),
+            (3, b""),
+            (4, b"Disallow: /y # z"),
+            (5, b"\xFFbad"),
+        ]
+    );
+    assert_eq!(robots.line_count(), 5);
+    assert_eq!((robots.line(0), robots.line(6)), (None, None));
+    for diagnostic in robots.diagnostics().iter().filter(|d| !d.text.is_empty()) {
+        let line = robots
+            .line(diagnostic.line)
+            .expect("a diagnostic's line exists");
+        assert_eq!(String::from_utf8_lossy(line), diagnostic.text);
+    }
+    let rule = &robots.groups()[0].rules[0];
+    assert_eq!(robots.line(rule.line), Some(&b"Disallow: /y # z"[..]));
+    // The line cut by the size limit is no line.
+    let mut big = b"User-agent: *\n".to_vec();
+    big.resize(MAX_ROBOTS_TXT_BYTES + 10, b'#');
+    let robots = RobotsTxt::parse(&big);
+    assert_eq!(robots.lines().len(), 1);
+    assert_eq!(robots.line(2), None);
+}
+
+#[test]
+fn empty_rules_are_visible_with_their_lines() {
+    let file = b"User-agent: a\nDisallow:\nAllow:  # nothing\nDisallow: /x\n";
+    let robots = RobotsTxt::parse(file);
+    let group = &robots.groups()[0];
+    assert_eq!(
+        group.empty_rules,
+        vec![
+            EmptyRule {
+                line: 2,
+                kind: RuleKind::Disallow
+            },
+            EmptyRule {
+                line: 3,
+                kind: RuleKind::Allow
+            }
+        ]
+    );
+    assert_eq!(group.rules.len(), 1);
+}
+
+#[test]
+fn empty_agent_rules_allow_everything() {
+    let empty = AgentRules::empty();
+    assert_eq!(empty.group(), &GroupSelection::None);
+    assert_eq!(empty.rule_count(), 0);
+    assert!(empty.is_allowed("/anything"));
+    assert_eq!(empty, RobotsTxt::parse(b"").rules_for(&JITTYBOT));
+}
+
+#[test]
+fn a_rule_ref_leads_back_to_its_rule_and_tests_one_url() {
+    let file = b"User-agent: *\nDisallow: /a\n\nUser-agent: JittyBot\nDisallow: /hus/\xC3\xA5*.jpg$\nAllow: /b\n";
+    let robots = RobotsTxt::parse(file);
+    let agent = robots.rules_for(&JITTYBOT);
+    for rule in agent.rules() {
+        let full = robots.rule_of(&rule).expect("every rule has its line");
+        assert_eq!(
+            (full.line, full.kind, &*full.pattern),
+            (rule.line, rule.kind, rule.pattern)
+        );
+        assert_eq!(full.canonical_pattern(), rule.canonical_pattern());
+        assert_eq!(&rule.to_rule(), full);
+        assert_eq!(robots.rule_at(rule.line), Some(full));
+    }
+    let hus = agent.rules()[0];
+    assert_eq!(hus.line, 5);
+    assert!(hus.matches("/hus/%C3%A5/x.jpg"));
+    assert!(!hus.matches("/hus/%C3%A5/x.jpg?y"));
+    assert!(!hus.matches("/b"));
+    assert_eq!(robots.rule_at(1), None);
+    assert_eq!(robots.rule_at(2).map(|rule| rule.line), Some(2));
+    assert_eq!(robots.rule_at(4), None);
+}
+
+#[test]
+fn global_rules_are_the_star_groups() {
+    let robots =
+        RobotsTxt::parse(b"User-agent: JittyBot\nDisallow: /j\nUser-agent: *\nDisallow: /s\n");
+    let global = robots.global_rules();
+    assert_eq!(global.group(), &GroupSelection::Global);
+    assert!(!global.is_allowed("/s") && global.is_allowed("/j"));
+    assert_eq!(
+        RobotsTxt::parse(b"User-agent: a\nDisallow: /\n").global_rules(),
+        AgentRules::empty()
+    );
+}
+
+#[test]
+fn a_crawl_delay_between_user_agents_is_reported_with_both_lines() {
+    // JittyBot reads two groups here (the media example); RFC 9309 parsers and Google, one.
+    let file = b"User-agent: JittyBot\nCrawl-delay: 5\nUser-agent: JittyBot-Image\nCrawl-delay: 30\nDisallow: /media/staff-photos/\n";
+    assert_eq!(
+        kinds(file),
+        vec![(
+            3,
+            DiagnosticKind::AgentListSplitByCrawlDelay {
+                group_line: 1,
+                crawl_delay_line: 2
+            }
+        )]
+    );
+    // No split to report once a rule closed the list, nor between agent lines.
+    for quiet in [
+        &b"User-agent: a\nCrawl-delay: 5\nDisallow: /x\nUser-agent: b\nDisallow: /\n"[..],
+        b"User-agent: a\nDisallow:\nCrawl-delay: 5\nUser-agent: b\n",
+        b"User-agent: a\nSitemap: https://e.com/s.xml\nUser-agent: b\nCrawl-delay: 1\n",
+    ] {
+        let splits = kinds(quiet)
+            .into_iter()
+            .filter(|(_, kind)| matches!(kind, DiagnosticKind::AgentListSplitByCrawlDelay { .. }));
+        assert_eq!(splits.count(), 0, "{}", String::from_utf8_lossy(quiet));
+    }
+}
+
+#[test]
+fn product_token_lists_are_checked() {
+    for bad in [&["JittyBot/1.0"][..], &["Jitty Bot"], &["*"], &[]] {
+        assert!(ProductTokens::new(bad).is_err(), "{bad:?}");
+    }
+    let media = ProductTokens::new(["JittyBot-Image", "JittyBot"]).expect("valid");
+    assert_eq!(media, ProductTokens::JITTYBOT_IMAGE);
+    let file = b"User-agent: JittyBot-Image\nDisallow: /m\n";
+    assert!(!AgentRules::parse(file, &media).is_allowed("/m"));
+    assert!(AgentRules::parse(file, &JITTYBOT).is_allowed("/m"));
 }

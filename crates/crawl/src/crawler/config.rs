@@ -4,14 +4,15 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use fetch::PacerConfig;
+use robots::ProductTokens;
 
 use crate::input::OriginRule;
 use crate::warc::WarcOptions;
 
 /// JittyBot's product token.
-pub const PAGE_TOKENS: &[&str] = &["JittyBot"];
+pub const PAGE_TOKENS: ProductTokens = ProductTokens::from_static(&["JittyBot"]);
 /// The tokens media are fetched as: the JittyBot-Image group, else JittyBot's, else `*`.
-pub const MEDIA_TOKENS: &[&str] = &["JittyBot-Image", "JittyBot"];
+pub const MEDIA_TOKENS: ProductTokens = ProductTokens::from_static(&["JittyBot-Image", "JittyBot"]);
 /// The product token media requests present in their User-Agent.
 pub const MEDIA_AGENT: &str = "JittyBot-Image";
 

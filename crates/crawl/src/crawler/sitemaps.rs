@@ -117,7 +117,7 @@ async fn declared_sitemaps(
 ) -> (Vec<NormalUrl>, bool) {
     let check = ctx
         .polite
-        .check_robots(start.url(), PAGE_TOKENS, operation)
+        .check_robots(start.url(), &PAGE_TOKENS, operation)
         .await;
     let mut body: Option<Vec<u8>> = None;
     let mut no_https = false;
@@ -188,7 +188,7 @@ async fn read_one(
     }
     let response = ctx
         .polite
-        .fetch(PoliteRequest::new(request, PAGE_TOKENS), operation)
+        .fetch(PoliteRequest::new(request, &PAGE_TOKENS), operation)
         .await;
     let mut archive = Archive::default();
     let mut read = Read::default();

@@ -301,9 +301,9 @@ async fn fetch(ctx: &Arc<Ctx>, url: &ClaimedUrl, target: &NormalUrl) -> fetch::P
         });
     }
     let tokens = if media {
-        super::config::MEDIA_TOKENS
+        &super::config::MEDIA_TOKENS
     } else {
-        super::config::PAGE_TOKENS
+        &super::config::PAGE_TOKENS
     };
     let places = &ctx.places;
     let follow = move |u: &fetch::Url| media || u.host_str().is_some_and(|h| places.in_scope(h));

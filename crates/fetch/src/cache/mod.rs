@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use robots::ProductTokens;
 use tokio::time::Instant;
 use url::Url;
 
@@ -179,7 +180,7 @@ impl RobotsCache {
     pub async fn check(
         &self,
         url: &Url,
-        tokens: &[&str],
+        tokens: &ProductTokens,
         deadline: Deadline,
     ) -> Result<Verdict, FetchError> {
         let scope = Scope::of(url)?;
@@ -204,7 +205,7 @@ impl RobotsCache {
         &self,
         scope: &Scope,
         url: &Url,
-        tokens: &[&str],
+        tokens: &ProductTokens,
         fetch: F,
     ) -> Result<(Verdict, Option<RobotsFetch>), E>
     where
@@ -268,7 +269,7 @@ impl RobotsCache {
     }
 
     /// The verdict without fetching, if the state allows it.
-    fn ready(&self, slot: &Slot, url: &Url, tokens: &[&str]) -> Option<Verdict> {
+    fn ready(&self, slot: &Slot, url: &Url, tokens: &ProductTokens) -> Option<Verdict> {
         let loaded = slot.lock();
         let now = Instant::now();
         (loaded.loaded && !loaded.state.needs_fetch(now, self.policy)).then(|| {

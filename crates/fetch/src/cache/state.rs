@@ -3,7 +3,7 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use robots::{AgentRules, RobotsTxt};
+use robots::{AgentRules, ProductTokens, RobotsTxt};
 use tokio::time::Instant;
 use url::Url;
 
@@ -18,7 +18,7 @@ use super::{retry_delay, Policy, MAX_STALE, MAX_TOKEN_LISTS_PER_COPY};
 /// crawler's rules (merging its groups, indexing them) is done once per copy, not per URL.
 pub(crate) struct ParsedCopy {
     robots: RobotsTxt,
-    agents: Mutex<Vec<(Vec<String>, Arc<AgentRules>)>>,
+    agents: Mutex<Vec<(ProductTokens, Arc<AgentRules>)>>,
 }
 
 impl ParsedCopy {
@@ -29,17 +29,16 @@ impl ParsedCopy {
         })
     }
 
-    fn rules_for(&self, tokens: &[&str]) -> Arc<AgentRules> {
+    fn rules_for(&self, tokens: &ProductTokens) -> Arc<AgentRules> {
         let mut agents = self.agents.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some((_, rules)) = agents.iter().find(|(list, _)| list.iter().eq(tokens)) {
+        if let Some((_, rules)) = agents.iter().find(|(list, _)| list == tokens) {
             return Arc::clone(rules);
         }
         let rules = Arc::new(self.robots.rules_for(tokens));
         if agents.len() >= MAX_TOKEN_LISTS_PER_COPY {
             agents.remove(0);
         }
-        let list = tokens.iter().map(|token| (*token).to_owned()).collect();
-        agents.push((list, Arc::clone(&rules)));
+        agents.push((tokens.clone(), Arc::clone(&rules)));
         rules
     }
 }
@@ -142,7 +141,7 @@ impl RobotsState {
     pub(crate) fn verdict(
         &self,
         url: &str,
-        tokens: &[&str],
+        tokens: &ProductTokens,
         now: Instant,
         fetched: bool,
         robots_url: &Url,

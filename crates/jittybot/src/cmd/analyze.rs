@@ -2,14 +2,15 @@
 //! printed as a summary or as the full JSON report.
 
 use std::fmt::Write as _;
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
-use audit::analysis::RobotsStatus;
 use audit::crawlers::BOT_TOKEN;
-use audit::{Analysis, Severity};
+use audit::report::RobotsStatus;
+use audit::{Analysis, ProvidedFile, Severity};
+
+use crate::terminal::{self, escape};
 
 /// The page the User-Agent points site owners to.
 const INFO_URL: &str = "https://robotstxtparser.example/bot";
@@ -37,8 +38,12 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let analysis = match &args.file {
         Some(path) => {
-            let body = super::read_robots_txt(path)?;
-            audit::analyze_file(&body, args.url.as_deref())
+            let input = super::read_robots_txt(path)?;
+            let file = ProvidedFile {
+                body: &input.body,
+                cut: input.cut,
+            };
+            audit::analyze_file(file, args.url.as_deref())
         }
         None => {
             let runtime = tokio::runtime::Builder::new_current_thread()
@@ -50,10 +55,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let mut out = std::io::stdout().lock();
     if args.json {
-        serde_json::to_writer_pretty(&mut out, &analysis)?;
-        writeln!(out)?;
+        terminal::write_json(&mut out, &analysis, true)?;
     } else {
-        out.write_all(summary(&analysis).as_bytes())?;
+        terminal::write_text(&mut out, &summary(&analysis))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -62,11 +66,7 @@ async fn analyze_url(args: &Args) -> anyhow::Result<Analysis> {
     let Some(url) = &args.url else {
         bail!("give a URL to analyse, or --file PATH");
     };
-    let url = if url.contains("://") {
-        url.clone()
-    } else {
-        format!("https://{url}")
-    };
+    let url = fetch::parse_target(url)?;
     let fetcher = args.network.fetcher(BOT_TOKEN, INFO_URL)?;
     Ok(audit::analyze(&fetcher, &url).await?)
 }
@@ -81,64 +81,25 @@ fn outcome(outcome: RobotsStatus) -> &'static str {
     }
 }
 
+/// The readable summary. Every value from outside (URLs, errors, titles quoting the file)
+/// is escaped where it is quoted; [`terminal::write_text`] escapes whatever else is left.
 fn summary(analysis: &Analysis) -> String {
     let mut text = String::new();
-    let target = if analysis.robots.requested {
-        analysis.url.clone()
-    } else {
-        "provided robots.txt (offline audit)".to_owned()
+    let target = match (&analysis.url, analysis.robots.requested) {
+        (Some(url), true) => url.to_string(),
+        _ => "provided robots.txt (offline audit)".to_owned(),
     };
     let _ = writeln!(
         text,
-        "{target}\nGrade {}  Score {}/100  (scoring method v{})\n",
-        analysis.grade, analysis.score, analysis.scoring_version
+        "{}\nGrade {}  Score {}/100  (scoring method v{})\n",
+        escape(&target),
+        analysis.grade,
+        analysis.score,
+        analysis.scoring_version
     );
-    let robots = &analysis.robots;
-    if robots.requested {
-        let status = robots
-            .status
-            .map_or("no answer".to_owned(), |s| s.to_string());
-        let _ = writeln!(
-            text,
-            "robots.txt  {}  {status}  {}  {} bytes{}",
-            robots.url,
-            outcome(robots.outcome),
-            robots.size,
-            if robots.redirects.is_empty() {
-                String::new()
-            } else {
-                format!(", {} redirect(s)", robots.redirects.len())
-            }
-        );
-        let page = &analysis.page;
-        match (&page.status, &page.skipped) {
-            (Some(status), _) => {
-                let _ = writeln!(text, "page        {}  {status}", page.url);
-            }
-            (None, Some(reason)) => {
-                let _ = writeln!(text, "page        {}  not requested: {reason}", page.url);
-            }
-            (None, None) => {
-                let error = page.error.clone().unwrap_or_default();
-                let _ = writeln!(text, "page        {}  failed: {error}", page.url);
-            }
-        }
-        for sitemap in &analysis.sitemaps {
-            let state = match (
-                &sitemap.status,
-                &sitemap.skipped,
-                sitemap.looks_like_sitemap,
-            ) {
-                (_, Some(reason), _) => format!("not requested: {reason}"),
-                (Some(status), _, Some(true)) => format!("{status}, looks like a sitemap"),
-                (Some(status), _, Some(false)) => format!("{status}, not a sitemap"),
-                (Some(status), _, None) => status.to_string(),
-                (None, _, _) => format!("failed: {}", sitemap.error.clone().unwrap_or_default()),
-            };
-            let _ = writeln!(text, "sitemap     {}  {state}", sitemap.url);
-        }
-        text.push('\n');
-    } else if let Some(summary) = &robots.summary {
+    if analysis.robots.requested {
+        requests(analysis, &mut text);
+    } else if let Some(summary) = &analysis.robots.summary {
         let _ = writeln!(
             text,
             "{} bytes, {} lines, {} groups, {} rules, {} sitemaps\n",
@@ -149,67 +110,122 @@ fn summary(analysis: &Analysis) -> String {
             summary.sitemaps.len()
         );
     }
+    findings(analysis, &mut text);
+    deductions(analysis, &mut text);
+    crawlers(analysis, &mut text);
+    text
+}
 
-    let shown: Vec<_> = analysis
+/// What was requested: robots.txt, the page, the sitemaps.
+fn requests(analysis: &Analysis, text: &mut String) {
+    let robots = &analysis.robots;
+    let status = robots
+        .status
+        .map_or("no answer".to_owned(), |s| s.as_u16().to_string());
+    let url = robots.url.as_ref().map_or("", |url| url.as_str());
+    let redirects = match robots.redirects.len() {
+        0 => String::new(),
+        hops => format!(", {hops} redirect(s)"),
+    };
+    let _ = writeln!(
+        text,
+        "robots.txt  {url}  {status}  {}  {} bytes{redirects}",
+        outcome(robots.outcome),
+        robots.size
+    );
+    let page = &analysis.page;
+    let page_url = page.url.as_ref().map_or("", |url| url.as_str());
+    let state = match (&page.status, &page.skipped) {
+        (Some(status), _) => status.as_u16().to_string(),
+        (None, Some(reason)) => format!("not requested: {}", escape(&reason.to_string())),
+        (None, None) => format!("failed: {}", escape(page.error.as_deref().unwrap_or(""))),
+    };
+    let _ = writeln!(text, "page        {page_url}  {state}");
+    for sitemap in &analysis.sitemaps {
+        let state = match (
+            &sitemap.status,
+            &sitemap.skipped,
+            sitemap.looks_like_sitemap,
+        ) {
+            (_, Some(reason), _) => format!("not requested: {}", escape(&reason.to_string())),
+            (Some(status), _, Some(true)) => format!("{}, looks like a sitemap", status.as_u16()),
+            (Some(status), _, Some(false)) => format!("{}, not a sitemap", status.as_u16()),
+            (Some(status), _, None) => status.as_u16().to_string(),
+            (None, _, _) => format!("failed: {}", escape(sitemap.error.as_deref().unwrap_or(""))),
+        };
+        let _ = writeln!(text, "sitemap     {}  {state}", escape(&sitemap.url));
+    }
+    text.push('\n');
+}
+
+/// The findings to look at (worst first), then the notes (info).
+fn findings(analysis: &Analysis, text: &mut String) {
+    let (notes, problems): (Vec<_>, Vec<_>) = analysis
         .findings
         .iter()
-        .filter(|finding| finding.severity != Severity::Info)
-        .take(SUMMARY_FINDINGS)
-        .collect();
-    let problems = analysis
-        .findings
-        .iter()
-        .filter(|finding| finding.severity != Severity::Info)
-        .count();
-    let _ = writeln!(text, "Findings ({problems} to look at):");
-    if shown.is_empty() {
+        .partition(|finding| finding.severity == Severity::Info);
+    let _ = writeln!(text, "Findings ({} to look at):", problems.len());
+    if problems.is_empty() {
         let _ = writeln!(text, "  none");
     }
-    for finding in shown {
-        let line = match finding.evidence.line {
-            Some(line) if !finding.title.starts_with("line ") => format!("line {line}: "),
-            _ => String::new(),
-        };
+    for finding in problems.iter().take(SUMMARY_FINDINGS) {
+        let line = finding
+            .line()
+            .map_or(String::new(), |line| format!("line {line}: "));
         let _ = writeln!(
             text,
             "  {:<8} {line}{}  [{}]",
             finding.severity.as_str(),
-            finding.title,
-            finding.id
+            escape(&finding.title()),
+            escape(finding.id.as_str())
         );
     }
-    if problems > SUMMARY_FINDINGS {
-        let _ = writeln!(
-            text,
-            "  ... {} more (see --json)",
-            problems - SUMMARY_FINDINGS
-        );
+    if problems.len() > SUMMARY_FINDINGS {
+        let more = problems.len() - SUMMARY_FINDINGS;
+        let _ = writeln!(text, "  ... {more} more (see --json)");
     }
-    let infos: Vec<_> = analysis
-        .findings
-        .iter()
-        .filter(|finding| finding.severity == Severity::Info)
-        .collect();
-    if !infos.is_empty() {
+    if !notes.is_empty() {
         let _ = writeln!(text, "Notes:");
-        for finding in infos.iter().take(SUMMARY_FINDINGS) {
-            let _ = writeln!(text, "  {}  [{}]", finding.title, finding.id);
-        }
-    }
-    if !analysis.scoring.deductions.is_empty() || analysis.scoring.cap.is_some() {
-        let _ = writeln!(text, "\nPoints deducted:");
-        for deduction in &analysis.scoring.deductions {
+        for finding in notes.iter().take(SUMMARY_FINDINGS) {
             let _ = writeln!(
                 text,
-                "  -{:<3} {} ({} of {} finding(s) counted)",
-                deduction.points, deduction.id, deduction.counted, deduction.findings
+                "  {}  [{}]",
+                escape(&finding.title()),
+                escape(finding.id.as_str())
             );
         }
-        if let Some(cap) = &analysis.scoring.cap {
-            let _ = writeln!(text, "  score capped at {} by {}", cap.max_score, cap.id);
-        }
     }
+}
 
+/// How the score was reached.
+fn deductions(analysis: &Analysis, text: &mut String) {
+    let scoring = &analysis.scoring;
+    if scoring.deductions.is_empty() && scoring.cap.is_none() {
+        return;
+    }
+    let _ = writeln!(text, "\nPoints deducted:");
+    for deduction in &scoring.deductions {
+        let _ = writeln!(
+            text,
+            "  -{:<3} {} ({} of {} finding(s) counted)",
+            deduction.points,
+            escape(deduction.id.as_str()),
+            deduction.counted,
+            deduction.findings
+        );
+    }
+    if let Some(cap) = &scoring.cap {
+        let _ = writeln!(
+            text,
+            "  score capped at {} by {}",
+            cap.max_score,
+            escape(cap.id.as_str())
+        );
+    }
+}
+
+/// What each notable crawler may fetch.
+fn crawlers(analysis: &Analysis, text: &mut String) {
     let _ = writeln!(text, "\nCrawlers:");
     let page_column = analysis.crawlers.iter().any(|row| row.page.is_some());
     let _ = writeln!(
@@ -221,14 +237,14 @@ fn summary(analysis: &Analysis) -> String {
         "/",
         if page_column { "page" } else { "" }
     );
+    let verdict = |explanation: &robots::Explanation| {
+        let word = if explanation.allowed { "allow" } else { "DENY" };
+        match &explanation.rule {
+            Some(rule) => format!("{word} (line {})", rule.line),
+            None => word.to_owned(),
+        }
+    };
     for row in &analysis.crawlers {
-        let verdict = |explanation: &robots::Explanation| {
-            let word = if explanation.allowed { "allow" } else { "DENY" };
-            match &explanation.rule {
-                Some(rule) => format!("{word} (line {})", rule.line),
-                None => word.to_owned(),
-            }
-        };
         let page = row.page.as_ref().map(verdict).unwrap_or_default();
         let _ = writeln!(
             text,
@@ -239,7 +255,6 @@ fn summary(analysis: &Analysis) -> String {
             verdict(&row.root)
         );
     }
-    text
 }
 
 #[cfg(test)]
@@ -249,7 +264,9 @@ mod tests {
     #[test]
     fn summary_leads_with_grade_findings_and_crawlers() {
         let analysis = audit::analyze_file(
-            b"User-agent: *\nDisallow /admin\nDisallow: /\n\nUser-agent: GPTBot\nDisallow: /\n",
+            ProvidedFile::whole(
+                b"User-agent: *\nDisallow /admin\nDisallow: /\n\nUser-agent: GPTBot\nDisallow: /\n",
+            ),
             Some("/page"),
         );
         let text = summary(&analysis);
@@ -260,7 +277,10 @@ mod tests {
             text.contains("critical line 3: Disallow: / applies to every crawler"),
             "{text}"
         );
-        assert!(text.contains("line 2 has no colon"), "{text}");
+        assert!(
+            text.contains("line 2: the line has no colon and is ignored"),
+            "{text}"
+        );
         assert!(text.contains("[syntax.missing-colon]"));
         assert!(text.contains("-40  logic.blocks-all"), "{text}");
         let gpt = lines

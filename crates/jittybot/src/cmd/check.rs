@@ -4,9 +4,11 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::bail;
-use robots::{AgentRules, GroupSelection, RobotsTxt};
+use anyhow::{bail, Context};
+use robots::{AgentRules, Decision, DiagnosticKind, GroupSelection, ProductTokens, RobotsTxt};
 use serde_json::json;
+
+use crate::terminal;
 
 /// Arguments of `jittybot check`.
 #[derive(Debug, clap::Args)]
@@ -31,24 +33,37 @@ pub struct Args {
 
 /// Runs the command: exit 0 if every URL is allowed, 1 if any is disallowed.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let body = super::read_robots_txt(&args.robots)?;
+    let input = super::read_robots_txt(&args.robots)?;
+    let body = &input.body;
+    let tokens = ProductTokens::new(&args.agents).context("--agent")?;
     for url in &args.urls {
         validate_url(url)?;
     }
     let mut out = std::io::stdout().lock();
-    let tokens: Vec<&str> = args.agents.iter().map(String::as_str).collect();
     // With diagnostics the whole file is parsed anyway: take the rules from that one parse.
-    let rules = if args.diagnostics {
-        let robots = RobotsTxt::parse(&body);
-        print_diagnostics(&robots, args.json, &mut out)?;
-        robots.rules_for(&tokens)
-    } else {
-        AgentRules::parse(&body, &tokens)
+    let robots = args.diagnostics.then(|| RobotsTxt::parse(body));
+    let rules = match &robots {
+        Some(robots) => robots.rules_for(&tokens),
+        None => AgentRules::parse(body, &tokens),
     };
+    // Every URL is decided before anything is printed: one the engine refuses is an input
+    // error, reported alone.
+    let decisions = args
+        .urls
+        .iter()
+        .map(|url| {
+            let decision = rules.try_check(url).with_context(|| {
+                format!("{url:?}: give an http(s) URL or a path starting with /")
+            })?;
+            Ok((url, decision))
+        })
+        .collect::<anyhow::Result<Vec<(&String, Decision<'_>)>>>()?;
+    if let Some(robots) = &robots {
+        print_diagnostics(robots, input.cut, args.json, &mut out)?;
+    }
     let crawl_delay = rules.crawl_delay().map(|delay| delay.seconds);
     let mut any_disallowed = false;
-    for url in &args.urls {
-        let decision = rules.check(url);
+    for (url, decision) in decisions {
         any_disallowed |= !decision.allowed;
         if args.json {
             let group = match decision.group {
@@ -67,14 +82,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 "crawl_delay": crawl_delay,
                 "reason": decision.to_string(),
             });
-            writeln!(out, "{line}")?;
+            terminal::write_json(&mut out, &line, false)?;
         } else {
             let verdict = if decision.allowed {
                 "allowed"
             } else {
                 "disallowed"
             };
-            writeln!(out, "{verdict} {url}  ({decision})")?;
+            let line = format!("{verdict} {}  ({decision})\n", terminal::escape(url));
+            terminal::write_text(&mut out, &line)?;
         }
     }
     Ok(if any_disallowed {
@@ -84,28 +100,43 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// Refuses what is neither a path nor a URL; which URLs a robots.txt governs is the engine's
+/// call ([`AgentRules::try_check`]).
 fn validate_url(url: &str) -> anyhow::Result<()> {
     if url.starts_with('/') {
         return Ok(());
     }
-    match url::Url::parse(url) {
-        Ok(parsed) if matches!(parsed.scheme(), "http" | "https") => Ok(()),
-        Ok(parsed) => bail!(
-            "{url:?}: unsupported scheme {:?}; give an http(s) URL or a path starting with /",
-            parsed.scheme()
-        ),
-        Err(error) => {
-            bail!("{url:?} is not a URL ({error}); give an absolute URL or a path starting with /")
-        }
+    if let Err(error) = url::Url::parse(url) {
+        bail!("{url:?} is not a URL ({error}); give an absolute URL or a path starting with /")
     }
+    Ok(())
 }
 
-fn print_diagnostics(robots: &RobotsTxt, json: bool, out: &mut impl Write) -> anyhow::Result<()> {
+/// Lists the diagnostics. When the input was cut at the size limit, its real size is
+/// unknown: the size diagnostic says the rest was not read instead of counting it.
+fn print_diagnostics(
+    robots: &RobotsTxt,
+    cut: bool,
+    json: bool,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
     for diagnostic in robots.diagnostics() {
+        let truncated = matches!(diagnostic.kind, DiagnosticKind::TruncatedAtLimit { .. });
         if json {
-            writeln!(out, "{}", serde_json::to_string(diagnostic)?)?;
+            let mut value = serde_json::to_value(diagnostic)?;
+            if cut && truncated {
+                value["ignored_bytes"] = serde_json::Value::Null;
+            }
+            terminal::write_json(out, &value, false)?;
+        } else if cut && truncated {
+            let line = format!(
+                "line {}: file exceeds {} bytes; the rest was not read\n",
+                diagnostic.line,
+                robots::MAX_ROBOTS_TXT_BYTES
+            );
+            terminal::write_text(out, &line)?;
         } else {
-            writeln!(out, "{diagnostic}")?;
+            terminal::write_text(out, &format!("{diagnostic}\n"))?;
         }
     }
     if !json {

@@ -7,6 +7,8 @@ use std::process::ExitCode;
 use anyhow::Context;
 use fetch::{FetchConfig, Fetcher, ResolvePin};
 
+use crate::terminal;
+
 pub mod analyze;
 pub mod check;
 pub mod crawl;
@@ -22,18 +24,54 @@ pub fn exit_error() -> ExitCode {
     ExitCode::from(2)
 }
 
-/// Reads a robots.txt from a file, or from standard input for `-`.
-pub fn read_robots_txt(path: &Path) -> anyhow::Result<Vec<u8>> {
-    if path.as_os_str() == "-" {
-        let mut body = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut body)
-            .context("cannot read robots.txt from standard input")?;
-        Ok(body)
+/// The most of a robots.txt read from a file or standard input: what the engine reads (RFC
+/// 9309's 500 KiB), plus one byte to know there was more.
+pub const MAX_INPUT_BYTES: usize = ::robots::MAX_ROBOTS_TXT_BYTES;
+
+/// A robots.txt read from a file or standard input.
+#[derive(Debug)]
+pub struct Input {
+    /// The bytes read: at most [`MAX_INPUT_BYTES`] + 1.
+    pub body: Vec<u8>,
+    /// Whether the input is longer than [`MAX_INPUT_BYTES`]: the rest was not read.
+    pub cut: bool,
+}
+
+/// Reads a robots.txt from a file, or from standard input for `-`: at most
+/// [`MAX_INPUT_BYTES`] + 1 bytes, so an endless input (`/dev/zero`) costs no more memory than
+/// a large file. Says on stderr when the rest was ignored.
+pub fn read_robots_txt(path: &Path) -> anyhow::Result<Input> {
+    let input = if path.as_os_str() == "-" {
+        read_capped(std::io::stdin().lock())
+            .context("cannot read robots.txt from standard input")?
     } else {
-        std::fs::read(path)
-            .with_context(|| format!("cannot read robots.txt file {}", path.display()))
+        let file = std::fs::File::open(path)
+            .with_context(|| format!("cannot read robots.txt file {}", path.display()))?;
+        read_capped(file)
+            .with_context(|| format!("cannot read robots.txt file {}", path.display()))?
+    };
+    if input.cut {
+        let name = if path.as_os_str() == "-" {
+            "standard input".to_owned()
+        } else {
+            path.display().to_string()
+        };
+        eprintln!(
+            "jittybot: {} is longer than {MAX_INPUT_BYTES} bytes; only the first \
+             {MAX_INPUT_BYTES} are read, the rest is ignored",
+            terminal::escape(&name)
+        );
     }
+    Ok(input)
+}
+
+/// Reads at most [`MAX_INPUT_BYTES`] + 1 bytes of `reader`.
+fn read_capped(reader: impl Read) -> std::io::Result<Input> {
+    let limit = u64::try_from(MAX_INPUT_BYTES).map_or(u64::MAX, |max| max.saturating_add(1));
+    let mut body = Vec::new();
+    reader.take(limit).read_to_end(&mut body)?;
+    let cut = body.len() > MAX_INPUT_BYTES;
+    Ok(Input { body, cut })
 }
 
 /// The network options shared by the commands that fetch.
@@ -68,5 +106,23 @@ impl NetworkArgs {
             config.extra_root_certificates_pem.push(pem);
         }
         Ok(Fetcher::new(config)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_endless_input_is_read_to_the_cap_only() {
+        let input = read_capped(std::io::repeat(b'a')).unwrap();
+        assert_eq!(input.body.len(), MAX_INPUT_BYTES + 1);
+        assert!(input.cut);
+        let input = read_capped(&b"User-agent: *\nDisallow: /\n"[..]).unwrap();
+        assert!(!input.cut);
+        let exact = vec![b'#'; MAX_INPUT_BYTES];
+        let input = read_capped(exact.as_slice()).unwrap();
+        assert_eq!(input.body.len(), MAX_INPUT_BYTES);
+        assert!(!input.cut);
     }
 }

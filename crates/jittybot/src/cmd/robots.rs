@@ -1,12 +1,14 @@
 //! `jittybot robots`: fetch the robots.txt that governs a URL and decide the URL by it.
 
 use std::fmt::Write as _;
-use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Context;
 use fetch::{RobotsFetch, RobotsOutcome, Verdict};
+use robots::ProductTokens;
 use serde_json::json;
+
+use crate::terminal::{self, escape};
 
 /// The page the User-Agent points site owners to.
 const INFO_URL: &str = "https://jittybot.example/bot";
@@ -41,16 +43,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 async fn run_async(args: Args) -> anyhow::Result<ExitCode> {
     let url = fetch::parse_target(&args.url)?;
+    let tokens = ProductTokens::new(&args.agents).context("--agent")?;
     let fetcher = args.network.fetcher(USER_AGENT_TOKEN, INFO_URL)?;
     let fetched = fetch::fetch_robots_txt(&fetcher, &url).await?;
-    let tokens: Vec<&str> = args.agents.iter().map(String::as_str).collect();
     let verdict = fetched.verdict(url.as_str(), &tokens);
 
     let mut out = std::io::stdout().lock();
     if args.json {
-        writeln!(out, "{}", to_json(&url, &fetched, &verdict))?;
+        terminal::write_json(&mut out, &to_json(&url, &fetched, &verdict), false)?;
     } else {
-        out.write_all(to_text(&url, &fetched, &verdict).as_bytes())?;
+        terminal::write_text(&mut out, &to_text(&url, &fetched, &verdict))?;
     }
     Ok(if verdict.allowed {
         ExitCode::SUCCESS
@@ -116,13 +118,15 @@ fn to_text(url: &url::Url, fetched: &RobotsFetch, verdict: &Verdict) -> String {
         }
     }
     if let Some(error) = &fetched.error {
-        let _ = writeln!(text, "error:       {}", error.full_message());
+        let _ = writeln!(text, "error:       {}", escape(&error.full_message()));
     }
     for hop in &fetched.redirects {
         let _ = writeln!(
             text,
             "redirect:    {} {} -> {}",
-            hop.status, hop.url, hop.location
+            hop.status,
+            hop.url,
+            escape(&hop.location)
         );
     }
     let cut = if fetched.truncated {
@@ -146,7 +150,7 @@ fn to_text(url: &url::Url, fetched: &RobotsFetch, verdict: &Verdict) -> String {
         }
     }
     for sitemap in sitemaps(fetched) {
-        let _ = writeln!(text, "sitemap:     {sitemap}");
+        let _ = writeln!(text, "sitemap:     {}", escape(sitemap));
     }
     let decision = if verdict.allowed {
         "allowed"

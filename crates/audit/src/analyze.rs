@@ -1,0 +1,241 @@
+//! The entry points: one analysis of a URL over the network, or of a provided file offline.
+
+use std::collections::HashMap;
+
+use jiff::Timestamp;
+use robots::RobotsTxt;
+use tokio::time::Instant;
+use url::Url;
+
+use crate::collect::Findings;
+use crate::crawlers::{self, CrawlerAccess, BOT_TOKEN};
+use crate::error::AnalysisError;
+use crate::fetching::{robots_fetch_findings, robots_report};
+use crate::file::{self, summary_of, FileContext};
+use crate::limits::{Limits, ROBOTS_MAX_BYTES};
+use crate::net::Transport;
+use crate::page_checks::{page_findings, page_report};
+use crate::report::{
+    Analysis, PageReport, Purpose, RobotsReport, RobotsStatus, SitemapReport, SkipReason,
+    REPORT_VERSION,
+};
+use crate::run::{millis, origin_key, robots_url_of, HostRules, Pacer, Run};
+use crate::score::Score;
+use crate::sitemaps::check_sitemaps;
+
+/// A robots.txt given rather than fetched: pasted, uploaded or read from a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProvidedFile<'a> {
+    /// The bytes read: the whole file, or only its start when `cut`.
+    pub body: &'a [u8],
+    /// Whether the reader stopped past the size limit ([`robots::MAX_ROBOTS_TXT_BYTES`]) without
+    /// reading the rest, so the file's real size is unknown.
+    pub cut: bool,
+}
+
+impl<'a> ProvidedFile<'a> {
+    /// A file read whole.
+    pub fn whole(body: &'a [u8]) -> ProvidedFile<'a> {
+        ProvidedFile { body, cut: false }
+    }
+}
+
+/// Runs one analysis of `url` with the published limits.
+pub async fn analyze<T: Transport>(transport: &T, url: &Url) -> Result<Analysis, AnalysisError> {
+    analyze_with(transport, url, &Limits::default()).await
+}
+
+/// Runs one analysis of `url` with the given limits.
+pub async fn analyze_with<T: Transport>(
+    transport: &T,
+    url: &Url,
+    limits: &Limits,
+) -> Result<Analysis, AnalysisError> {
+    let robots_url = fetch::robots_txt_url(url).map_err(|source| AnalysisError::InvalidTarget {
+        url: url.clone(),
+        source,
+    })?;
+    let analysed_at = Timestamp::now();
+    let mut run = Run {
+        transport,
+        limits,
+        started: Instant::now(),
+        pacer: Pacer::new(limits.crawl_delay_budget),
+        requests: Vec::new(),
+        hosts: HashMap::new(),
+    };
+    let mut findings = Findings::default();
+    let site = read_robots(&mut run, url, robots_url, &mut findings).await;
+    let page = read_page(&mut run, url, &site).await;
+    page_findings(&page, &site.robots, site.status, &mut findings);
+    let sitemaps = if site.status == RobotsStatus::Rules {
+        check_sitemaps(&mut run, &site.robots, &mut findings).await
+    } else {
+        Vec::new()
+    };
+    let (findings, omitted_findings) = findings.finish();
+    let scoring = Score::compute(&findings);
+    Ok(Analysis {
+        report_version: REPORT_VERSION,
+        url: Some(url.clone()),
+        score: scoring.score,
+        grade: scoring.grade,
+        findings,
+        omitted_findings,
+        robots: site.report,
+        page,
+        sitemaps,
+        crawlers: site.crawlers,
+        requests: run.requests,
+        bot: BOT_TOKEN.to_owned(),
+        analysed_at,
+        duration_ms: millis(run.started.elapsed()),
+        scoring_version: scoring.method_version.clone(),
+        scoring,
+    })
+}
+
+/// The site's robots.txt as read at the start of an analysis.
+struct SiteRobots {
+    robots_url: Url,
+    status: RobotsStatus,
+    robots: RobotsTxt,
+    report: RobotsReport,
+    crawlers: Vec<CrawlerAccess>,
+}
+
+/// Step 1: robots.txt, fresh, audited when it holds rules.
+async fn read_robots<T: Transport>(
+    run: &mut Run<'_, T>,
+    target: &Url,
+    robots_url: Url,
+    findings: &mut Findings,
+) -> SiteRobots {
+    let fetched = run.fetch_robots(robots_url.clone(), Purpose::Robots).await;
+    let status = fetched.status();
+    robots_fetch_findings(&fetched, target, run.limits, findings);
+    let body: &[u8] = match (&fetched.response, status) {
+        (Some(response), RobotsStatus::Rules) => &response.body,
+        _ => &[],
+    };
+    let robots = RobotsTxt::parse(body);
+    let host_rules = match status {
+        RobotsStatus::Rules => HostRules::Rules(Box::new(robots.clone())),
+        RobotsStatus::NoFile => HostRules::NoFile,
+        _ => HostRules::Unreachable,
+    };
+    run.hosts.insert(origin_key(target), host_rules.clone());
+    let page_path = &target[url::Position::BeforePath..];
+    let crawlers = crawlers::table(&robots, Some(page_path));
+    if status == RobotsStatus::Rules {
+        let context = FileContext {
+            robots_url: Some(&robots_url),
+            page: Some(page_path),
+            cut_by_reader: false,
+        };
+        file::audit_parsed(&robots, body, &context, &crawlers, findings);
+    }
+    let report = robots_report(&fetched, status, &robots, &host_rules);
+    SiteRobots {
+        robots_url,
+        status,
+        robots,
+        report,
+        crawlers,
+    }
+}
+
+/// Step 2: the page, if the rules allow it.
+async fn read_page<T: Transport>(
+    run: &mut Run<'_, T>,
+    target: &Url,
+    site: &SiteRobots,
+) -> PageReport {
+    if matches!(
+        site.status,
+        RobotsStatus::Unreachable | RobotsStatus::RateLimited
+    ) {
+        let reason = SkipReason::RobotsUnreachable {
+            robots_url: site.robots_url.clone(),
+        };
+        run.record_skip(target, Purpose::Page, reason.clone());
+        let path = target[url::Position::BeforePath..].to_owned();
+        return PageReport::skipped(Some(target.clone()), Some(path), reason);
+    }
+    let limit = run.limits.page_max_bytes;
+    let obeyed = run
+        .obey(target.clone(), Purpose::Page, limit, None, None)
+        .await;
+    page_report(target, obeyed)
+}
+
+/// Audits a pasted or uploaded robots.txt: only the checks that need no network. `page`,
+/// when given (URL or path), is checked against the rules too.
+pub fn analyze_file(file: ProvidedFile<'_>, page: Option<&str>) -> Analysis {
+    let body = file.body;
+    let robots = RobotsTxt::parse(body);
+    let page_url = page.and_then(|page| Url::parse(page).ok());
+    let robots_url = page_url.as_ref().and_then(robots_url_of);
+    let page_path = match &page_url {
+        Some(url) => Some(url[url::Position::BeforePath..].to_owned()),
+        None => page.map(str::to_owned),
+    };
+    let mut findings = Findings::default();
+    let crawler_table = crawlers::table(&robots, page_path.as_deref());
+    let context = FileContext {
+        robots_url: robots_url.as_ref(),
+        page: page_path.as_deref(),
+        cut_by_reader: file.cut,
+    };
+    file::audit_parsed(&robots, body, &context, &crawler_table, &mut findings);
+    let (findings, omitted_findings) = findings.finish();
+    let scoring = Score::compute(&findings);
+    let sitemaps = robots
+        .sitemaps()
+        .iter()
+        .map(|sitemap| SitemapReport::skipped(&sitemap.url, sitemap.line, SkipReason::OfflineAudit))
+        .collect();
+    Analysis {
+        report_version: REPORT_VERSION,
+        url: page_url.clone(),
+        score: scoring.score,
+        grade: scoring.grade,
+        findings,
+        omitted_findings,
+        robots: provided_report(file, &robots, robots_url),
+        page: PageReport::skipped(page_url, page_path, SkipReason::OfflineAudit),
+        sitemaps,
+        crawlers: crawler_table,
+        requests: Vec::new(),
+        bot: BOT_TOKEN.to_owned(),
+        analysed_at: Timestamp::now(),
+        duration_ms: 0,
+        scoring_version: scoring.method_version.clone(),
+        scoring,
+    }
+}
+
+/// The robots.txt part of the report of a provided file.
+fn provided_report(file: ProvidedFile<'_>, robots: &RobotsTxt, url: Option<Url>) -> RobotsReport {
+    let kept = &file.body[..file.body.len().min(ROBOTS_MAX_BYTES)];
+    RobotsReport {
+        url,
+        requested: false,
+        outcome: RobotsStatus::Provided,
+        status: None,
+        final_url: None,
+        redirects: Vec::new(),
+        content_type: None,
+        size: kept.len(),
+        truncated: file.cut || file.body.len() > ROBOTS_MAX_BYTES,
+        body: String::from_utf8_lossy(kept).into_owned(),
+        body_is_utf8: std::str::from_utf8(kept).is_ok(),
+        x_robots_tag: Vec::new(),
+        error: None,
+        summary: Some(summary_of(robots)),
+        crawl_delay: robots
+            .rules_for(&crate::crawlers::BOT_TOKENS)
+            .crawl_delay()
+            .map(|d| d.seconds),
+    }
+}

@@ -1,0 +1,236 @@
+//! One crawler's merged rules compared with each other: repeated rules, identical Allow and
+//! Disallow, rules that never decide because another always wins, rules another covers.
+
+use std::collections::HashMap;
+
+use robots::{AgentRules, GroupSelection, RobotsTxt, Rule, RuleKind};
+
+use crate::catalogue::CheckId;
+use crate::collect::Findings;
+use crate::finding::{Evidence, Finding};
+use crate::source::Source;
+
+/// A group with more rules than this is not searched for shadowed or redundant rules (the
+/// comparison is quadratic), and at most this many rules of a group are probed for the other
+/// logic checks.
+pub const MAX_RULES_COMPARED: usize = 1_000;
+
+/// The `group` parameter of a finding: the token, `*`, or empty for no group.
+pub(super) fn group_param(selection: &GroupSelection) -> &str {
+    match selection {
+        GroupSelection::Named(token) => token,
+        GroupSelection::Global => "*",
+        GroupSelection::None => "",
+    }
+}
+
+/// A finding at a rule's line, naming the rule (`kind`, `pattern`).
+pub(super) fn at_rule(id: CheckId, source: &Source<'_>, rule: &Rule) -> Finding {
+    Finding::new(id, Evidence::line(rule.line, source.text(rule.line)))
+        .with("kind", rule.kind.to_string())
+        .with("pattern", &rule.pattern)
+}
+
+/// The file's rules by line, to get from the engine's borrowed rules back to [`Rule`]s.
+pub(super) struct RulesByLine<'r> {
+    rules: HashMap<usize, &'r Rule>,
+}
+
+impl<'r> RulesByLine<'r> {
+    pub(super) fn new(robots: &'r RobotsTxt) -> RulesByLine<'r> {
+        let rules = robots
+            .groups()
+            .iter()
+            .flat_map(|group| group.rules.iter())
+            .map(|rule| (rule.line, rule))
+            .collect();
+        RulesByLine { rules }
+    }
+
+    /// A crawler's merged rules, most specific first (the engine's matching order).
+    pub(super) fn of(&self, agent: &AgentRules) -> Vec<&'r Rule> {
+        agent
+            .rules()
+            .into_iter()
+            .filter_map(|rule| self.rules.get(&rule.line).copied())
+            .collect()
+    }
+}
+
+/// The literal a pattern matches at least, and whether it is anchored with `$`. Only for
+/// patterns whose sole wildcard is a trailing `*` (which changes nothing) or a final `$`.
+pub(super) fn literal_probe(canonical: &str) -> Option<(String, bool)> {
+    let trimmed = canonical.trim_end_matches('*');
+    let (literal, anchored) = match trimmed.strip_suffix('$') {
+        Some(literal) if trimmed.len() == canonical.len() => (literal, true),
+        Some(_) => return None,
+        None => (trimmed, false),
+    };
+    if literal.is_empty()
+        || literal.contains('*')
+        || literal.contains('$')
+        || !literal.starts_with('/')
+    {
+        return None;
+    }
+    Some((literal.to_owned(), anchored))
+}
+
+/// The literal text before a pattern's first wildcard.
+fn literal_prefix(canonical: &str) -> &str {
+    let end = canonical.find(['*', '$']).unwrap_or(canonical.len());
+    &canonical[..end]
+}
+
+struct Compiled<'r> {
+    rule: &'r Rule,
+    canonical: String,
+    probe: Option<(String, bool)>,
+}
+
+/// Whether `broad` matches every URL `narrow` matches.
+fn covers(broad: &Compiled<'_>, narrow: &Compiled<'_>) -> bool {
+    let Some((literal, anchored)) = &narrow.probe else {
+        return false;
+    };
+    if !anchored && broad.canonical.ends_with('$') {
+        return false;
+    }
+    broad.rule.matches(literal)
+}
+
+fn beats(winner: &Rule, loser: &Rule) -> bool {
+    winner.specificity() > loser.specificity()
+        || (winner.specificity() == loser.specificity()
+            && winner.kind == RuleKind::Allow
+            && loser.kind == RuleKind::Disallow)
+}
+
+/// Checks one crawler's merged rules: identical, repeated, shadowed and redundant rules.
+pub(super) fn rule_set(
+    rules: &AgentRules,
+    by_line: &RulesByLine<'_>,
+    source: &Source<'_>,
+    findings: &mut Findings,
+) {
+    let merged = by_line.of(rules);
+    let group = group_param(rules.group());
+    repeated(&merged, group, source, findings);
+    if merged.len() > MAX_RULES_COMPARED {
+        findings.push(
+            Finding::new(CheckId::AuditLimited, Evidence::default())
+                .with("group", group)
+                .with("rules", merged.len()),
+        );
+        return;
+    }
+    let compiled: Vec<Compiled<'_>> = merged
+        .iter()
+        .map(|&rule| {
+            let canonical = rule.canonical_pattern();
+            let probe = literal_probe(&canonical);
+            Compiled {
+                rule,
+                canonical,
+                probe,
+            }
+        })
+        .collect();
+    for narrow in compiled.iter().filter(|rule| rule.probe.is_some()) {
+        if let Some(finding) = never_decides(narrow, &compiled, source) {
+            findings.push(finding);
+        }
+    }
+}
+
+/// Rules repeated, or the same path both allowed and disallowed, in file order.
+fn repeated(merged: &[&Rule], group: &str, source: &Source<'_>, findings: &mut Findings) {
+    let mut by_pattern: HashMap<String, Vec<&Rule>> = HashMap::new();
+    let mut in_file_order: Vec<&Rule> = merged.to_vec();
+    in_file_order.sort_by_key(|rule| rule.line);
+    for rule in in_file_order {
+        let earlier = by_pattern.entry(rule.canonical_pattern()).or_default();
+        let same = earlier.iter().find(|other| other.kind == rule.kind);
+        let opposite = earlier.iter().find(|other| other.kind != rule.kind);
+        let finding = match (same, opposite) {
+            (Some(same), _) => Some(
+                at_rule(CheckId::LogicRuleRepeated, source, rule).with("other_line", same.line),
+            ),
+            (None, Some(opposite)) => Some(
+                at_rule(CheckId::LogicAllowDisallowSame, source, rule)
+                    .with("other_line", opposite.line)
+                    .with("other_kind", opposite.kind.to_string()),
+            ),
+            (None, None) => None,
+        };
+        if let Some(mut finding) = finding {
+            if let Some(other) = finding.number("other_line") {
+                finding.evidence.related_lines.push(other as usize);
+            }
+            findings.push(finding.with("group", group));
+        }
+        // Keep the first rule of each kind: enough to name what a later one repeats.
+        if same.is_none() {
+            earlier.push(rule);
+        }
+    }
+}
+
+/// Whether `narrow` never decides: another rule always beats it (shadowed, or redundant when
+/// of the same kind), or a broader rule of its kind covers it with no exception in between.
+fn never_decides(
+    narrow: &Compiled<'_>,
+    compiled: &[Compiled<'_>],
+    source: &Source<'_>,
+) -> Option<Finding> {
+    let different = |broad: &&Compiled<'_>| broad.canonical != narrow.canonical;
+    let winner = compiled
+        .iter()
+        .filter(different)
+        .find(|broad| beats(broad.rule, narrow.rule) && covers(broad, narrow));
+    let (other, always_wins) = match winner {
+        Some(winner) => (winner, true),
+        None => {
+            let broader = compiled
+                .iter()
+                .filter(different)
+                .find(|broad| broad.rule.kind == narrow.rule.kind && covers(broad, narrow))?;
+            let space = literal_prefix(&broader.canonical);
+            let exception_possible = compiled.iter().any(|other| {
+                other.rule.kind != narrow.rule.kind && {
+                    let prefix = literal_prefix(&other.canonical);
+                    prefix.len() <= 1 || prefix.starts_with(space) || space.starts_with(prefix)
+                }
+            });
+            if exception_possible {
+                return None;
+            }
+            (broader, false)
+        }
+    };
+    let id = if other.rule.kind == narrow.rule.kind {
+        CheckId::LogicRuleRedundant
+    } else {
+        CheckId::LogicRuleShadowed
+    };
+    let mut finding = at_rule(id, source, narrow.rule)
+        .with("always_wins", always_wins)
+        .with("other_line", other.rule.line)
+        .with("other_kind", other.rule.kind.to_string())
+        .with("other_pattern", &other.rule.pattern);
+    finding.evidence.related_lines.push(other.rule.line);
+    Some(finding)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literal_probes() {
+        assert_eq!(literal_probe("/a"), Some(("/a".into(), false)));
+        assert_eq!(literal_probe("/a*"), Some(("/a".into(), false)));
+        assert_eq!(literal_probe("/a$"), Some(("/a".into(), true)));
+        assert_eq!(literal_probe("/*.js"), None);
+    }
+}

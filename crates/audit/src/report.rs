@@ -1,0 +1,361 @@
+//! The report of one analysis: what the bot asked, what it got, what it found.
+//!
+//! The report is a versioned contract: the service stores it for years and must load every
+//! report it ever wrote. [`REPORT_VERSION`] names the shape; a field added later must load as
+//! absent from older reports (`#[serde(default)]`), and a check retired later still loads (see
+//! [`crate::CheckId::Unknown`]). `tests/stored_report.rs` loads a committed report of each
+//! version.
+
+use http::StatusCode;
+use jiff::Timestamp;
+use page::directives::PageDirectives;
+use page::head::MetaTag;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use url::Url;
+
+use crate::collect::Omitted;
+use crate::crawlers::CrawlerAccess;
+use crate::file::FileSummary;
+use crate::finding::Finding;
+use crate::score::{Grade, Score};
+use crate::status_serde;
+
+/// The version of the report's shape, stored in every report ([`Analysis::report_version`]).
+/// Bumped when a change could stop an older reader from reading a new report; every version
+/// ever written stays loadable.
+pub const REPORT_VERSION: u32 = 1;
+
+/// What robots.txt's answer means for the bot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RobotsStatus {
+    /// 2xx: rules apply.
+    Rules,
+    /// 4xx except 429: no rules.
+    NoFile,
+    /// 5xx, network failure, too many redirects: everything disallowed.
+    Unreachable,
+    /// 429: everything disallowed, back off.
+    RateLimited,
+    /// Not fetched: a pasted or uploaded file.
+    Provided,
+}
+
+/// One redirect followed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Hop {
+    /// The URL requested.
+    pub url: Url,
+    /// Its status.
+    #[serde(with = "status_serde")]
+    pub status: StatusCode,
+    /// Where it pointed, as sent (it may be relative).
+    pub location: String,
+}
+
+/// The robots.txt part of the report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RobotsReport {
+    /// The robots.txt URL (none for a provided file without a page URL).
+    pub url: Option<Url>,
+    /// Whether it was requested (false for a provided file).
+    pub requested: bool,
+    /// What the answer means.
+    pub outcome: RobotsStatus,
+    /// The final status, if a response arrived.
+    #[serde(with = "status_serde::option")]
+    pub status: Option<StatusCode>,
+    /// The final URL, if a response arrived.
+    pub final_url: Option<Url>,
+    /// The redirects followed.
+    pub redirects: Vec<Hop>,
+    /// The `Content-Type`.
+    pub content_type: Option<String>,
+    /// Bytes of the body kept (at most [`Limits::robots_max_bytes`](crate::Limits)).
+    pub size: usize,
+    /// Whether the body was longer than the limit and was cut.
+    pub truncated: bool,
+    /// The body as text (invalid UTF-8 replaced; see `body_is_utf8`).
+    pub body: String,
+    /// Whether the body was valid UTF-8.
+    pub body_is_utf8: bool,
+    /// Every `X-Robots-Tag` header of the response.
+    pub x_robots_tag: Vec<String>,
+    /// Why the request failed, if it did.
+    pub error: Option<String>,
+    /// The file's shape, when it was read as rules.
+    pub summary: Option<FileSummary>,
+    /// The bot's crawl-delay on this site, in seconds, if set.
+    pub crawl_delay: Option<f64>,
+}
+
+/// Why a request was not made. Each carries what the message needs, the limit in effect
+/// included.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+pub enum SkipReason {
+    /// Nothing is fetched from a site whose robots.txt is unreachable or rate-limited.
+    RobotsUnreachable {
+        /// The robots.txt URL.
+        robots_url: Url,
+    },
+    /// The rules forbid it.
+    Disallowed {
+        /// The robots.txt URL whose rules decided.
+        robots_url: Url,
+        /// The deciding line.
+        line: usize,
+        /// The deciding rule as written.
+        rule: String,
+    },
+    /// Honouring the crawl-delay would exceed the analysis's crawl-delay budget.
+    CrawlDelayBudget {
+        /// The wait it would have needed, in milliseconds.
+        wait_ms: u64,
+        /// The budget in effect, in milliseconds.
+        budget_ms: u64,
+    },
+    /// It would start after the sitemap time budget.
+    TimeBudget {
+        /// The budget in effect, in milliseconds.
+        budget_ms: u64,
+    },
+    /// Beyond the first sitemaps checked.
+    TooManySitemaps {
+        /// How many sitemaps are checked at most (the limit in effect).
+        max: usize,
+    },
+    /// The URL cannot be fetched.
+    InvalidUrl,
+    /// A provided file: nothing is fetched.
+    OfflineAudit,
+}
+
+/// `10 s`, `0.5 s`.
+fn seconds(ms: u64) -> String {
+    format!("{} s", Duration::from_millis(ms).as_secs_f64())
+}
+
+impl std::fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SkipReason::RobotsUnreachable { robots_url } => {
+                write!(f, "{robots_url} is unreachable, so nothing else is fetched")
+            }
+            SkipReason::Disallowed {
+                robots_url,
+                line,
+                rule,
+            } => write!(f, "disallowed by line {line} ({rule}) of {robots_url}"),
+            SkipReason::CrawlDelayBudget { wait_ms, budget_ms } => write!(
+                f,
+                "honouring the crawl-delay would mean waiting {} more, past the {} budget",
+                seconds(*wait_ms),
+                seconds(*budget_ms)
+            ),
+            SkipReason::TimeBudget { budget_ms } => write!(
+                f,
+                "not started within the {} sitemap budget",
+                seconds(*budget_ms)
+            ),
+            SkipReason::TooManySitemaps { max } => {
+                write!(f, "only the first {max} sitemaps are checked")
+            }
+            SkipReason::InvalidUrl => f.write_str("not a fetchable URL"),
+            SkipReason::OfflineAudit => f.write_str("offline audit: nothing fetched"),
+        }
+    }
+}
+
+/// The analysed page part of the report. No page content is kept.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PageReport {
+    /// The page analysed, when given as a URL.
+    pub url: Option<Url>,
+    /// The path (and query) checked against the rules: the URL's, or the path given with a
+    /// provided file.
+    pub path: Option<String>,
+    /// Whether it was requested.
+    pub requested: bool,
+    /// Why not, when it was not (or why a redirect was not followed).
+    pub skipped: Option<SkipReason>,
+    /// The final status, if a response arrived.
+    #[serde(with = "status_serde::option")]
+    pub status: Option<StatusCode>,
+    /// The final URL.
+    pub final_url: Option<Url>,
+    /// The redirects followed.
+    pub redirects: Vec<Hop>,
+    /// The `Content-Type`.
+    pub content_type: Option<String>,
+    /// Every `X-Robots-Tag` header.
+    pub x_robots_tag: Vec<String>,
+    /// The robots meta tags (`robots` and crawler names) of the `<head>`.
+    pub meta: Vec<MetaTag>,
+    /// The directives they carry.
+    pub directives: PageDirectives,
+    /// Why the request failed, if it did.
+    pub error: Option<String>,
+}
+
+/// What the start of a sitemap looks like.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SitemapKind {
+    /// `<urlset>`.
+    Urlset,
+    /// `<sitemapindex>`.
+    SitemapIndex,
+    /// gzip data (a `.xml.gz` sitemap).
+    Gzip,
+    /// An RSS or Atom feed (accepted as a sitemap by major search engines).
+    Feed,
+    /// A plain-text list of URLs.
+    TextList,
+}
+
+/// One declared sitemap.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SitemapReport {
+    /// The URL as declared (it may not be a valid URL).
+    pub url: String,
+    /// The robots.txt line declaring it.
+    pub line: usize,
+    /// Whether it was requested.
+    pub requested: bool,
+    /// Why not, when it was not.
+    pub skipped: Option<SkipReason>,
+    /// Whether it answered with a 2xx.
+    pub answered: bool,
+    /// The final status, if a response arrived.
+    #[serde(with = "status_serde::option")]
+    pub status: Option<StatusCode>,
+    /// The `Content-Type`.
+    pub content_type: Option<String>,
+    /// Whether the start looks like a sitemap (when it answered).
+    pub looks_like_sitemap: Option<bool>,
+    /// What it looks like.
+    pub kind: Option<SitemapKind>,
+    /// The final URL.
+    pub final_url: Option<Url>,
+    /// The redirects followed.
+    pub redirects: Vec<Hop>,
+    /// Why the request failed, if it did.
+    pub error: Option<String>,
+}
+
+/// What a request was for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Purpose {
+    /// The site's robots.txt.
+    Robots,
+    /// The analysed page.
+    Page,
+    /// A declared sitemap.
+    Sitemap,
+    /// The robots.txt of another host, read before requesting something there.
+    HostRobots,
+}
+
+/// One request made, or skipped.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RequestRecord {
+    /// The URL.
+    pub url: Url,
+    /// What for.
+    pub purpose: Purpose,
+    /// When it started (or would have), in ms since the analysis began.
+    pub at_ms: u64,
+    /// How long the bot waited before it for the crawl-delay, in ms.
+    pub waited_ms: u64,
+    /// The status, if a response arrived.
+    #[serde(with = "status_serde::option")]
+    pub status: Option<StatusCode>,
+    /// Why it failed, if it did.
+    pub error: Option<String>,
+    /// Why it was not made, if it was not.
+    pub skipped: Option<SkipReason>,
+}
+
+/// One full analysis: everything the bot collected, the findings, and the score.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Analysis {
+    /// The shape of this report ([`REPORT_VERSION`] when written by this version).
+    pub report_version: u32,
+    /// The page URL analysed; none for a provided file given without one.
+    pub url: Option<Url>,
+    /// 0–100.
+    pub score: u8,
+    /// The letter grade.
+    pub grade: Grade,
+    /// The findings, worst first.
+    pub findings: Vec<Finding>,
+    /// Findings counted but not listed.
+    pub omitted_findings: Vec<Omitted>,
+    /// How the score was reached.
+    pub scoring: Score,
+    /// robots.txt.
+    pub robots: RobotsReport,
+    /// The page.
+    pub page: PageReport,
+    /// The declared sitemaps, in file order.
+    pub sitemaps: Vec<SitemapReport>,
+    /// What each notable crawler may fetch.
+    pub crawlers: Vec<CrawlerAccess>,
+    /// Every request made or skipped, in order.
+    pub requests: Vec<RequestRecord>,
+    /// The bot's product token.
+    pub bot: String,
+    /// When the analysis started (RFC 3339, UTC).
+    pub analysed_at: Timestamp,
+    /// How long it took, in ms.
+    pub duration_ms: u64,
+    /// The scoring method's version.
+    pub scoring_version: String,
+}
+
+impl PageReport {
+    /// A page that was not requested.
+    pub(crate) fn skipped(
+        url: Option<Url>,
+        path: Option<String>,
+        reason: SkipReason,
+    ) -> PageReport {
+        PageReport {
+            url,
+            path,
+            requested: false,
+            skipped: Some(reason),
+            status: None,
+            final_url: None,
+            redirects: Vec::new(),
+            content_type: None,
+            x_robots_tag: Vec::new(),
+            meta: Vec::new(),
+            directives: PageDirectives::default(),
+            error: None,
+        }
+    }
+}
+
+impl SitemapReport {
+    pub(crate) fn skipped(url: &str, line: usize, reason: SkipReason) -> SitemapReport {
+        SitemapReport {
+            url: url.to_owned(),
+            line,
+            requested: false,
+            skipped: Some(reason),
+            answered: false,
+            status: None,
+            content_type: None,
+            looks_like_sitemap: None,
+            kind: None,
+            final_url: None,
+            redirects: Vec::new(),
+            error: None,
+        }
+    }
+}

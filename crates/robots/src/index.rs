@@ -1,0 +1,384 @@
+//! The matching index of one crawler's rules, built on the first check.
+//!
+//! Each rule goes to one run of candidates, chosen by what a path must have for the rule to
+//! match it:
+//! - a literal head of `/` plus at least two bytes: the path's second and third bytes (a pair,
+//!   hashed to one of 256 buckets);
+//! - a literal head of `/` plus one byte: the path's second byte;
+//! - otherwise, an anchored rule ending in a literal byte: the path's last byte;
+//! - the rest (`/`, `/*foo`, `*foo`, ...) are tried for every path.
+//!
+//! A check tries the four runs a path selects and keeps the best-ranked match (most specific,
+//! allow before disallow, file order). Small groups keep all their rules in the last run. Per
+//! rule the index holds 24 bytes (the store position, its rank, the literal head's length and
+//! its first eight bytes, which turn most candidates away without touching the patterns), plus
+//! a 64-bit byte-presence filter for the wildcard rules tried for every path.
+
+use std::ops::Range;
+
+use crate::pattern::{self, Shape};
+use crate::store::RuleStore;
+
+/// Groups with more rules than this get buckets; smaller ones are scanned in full.
+const BUCKET_THRESHOLD: usize = 8;
+
+/// One rule in the index.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    /// The first eight bytes of the rule's canonical pattern (zero-padded).
+    fingerprint: u64,
+    /// [`RuleStore::order_key`]: smaller is better.
+    order: u64,
+    /// Position in the store.
+    rule: u32,
+    /// Length of the literal text before the first `*` (the whole body without one), and in its
+    /// two high bits whether the rule has a `*` and whether it is anchored.
+    head: u32,
+}
+
+const WILDCARD: u32 = 1 << 31;
+const ANCHORED: u32 = 1 << 30;
+const HEAD_LEN: u32 = ANCHORED - 1;
+
+impl Entry {
+    fn head_len(self) -> usize {
+        (self.head & HEAD_LEN) as usize
+    }
+
+    fn wildcard(self) -> bool {
+        self.head & WILDCARD != 0
+    }
+
+    fn anchored(self) -> bool {
+        self.head & ANCHORED != 0
+    }
+
+    /// Which bits of a path's first eight bytes the fingerprint compares.
+    fn mask(self) -> u64 {
+        let bits = 8 * self.head_len().min(8) as u32;
+        u64::MAX.checked_shr(64 - bits).unwrap_or(0)
+    }
+}
+
+/// The runs of candidates, in the order of the entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Run {
+    ByPair = 0,
+    BySecond = 1,
+    ByLast = 2,
+    General = 3,
+}
+
+/// The bucket of a pair of bytes.
+fn pair(first: u8, second: u8) -> u8 {
+    first.wrapping_mul(31) ^ second
+}
+
+/// Which entries hold the rules keyed by each byte: a 256-bit presence map and the start of
+/// each present key's entries (ranked by the map), so an absent key costs one bit test.
+#[derive(Debug, Clone, Default)]
+struct Directory {
+    present: [u64; 4],
+    /// `starts[rank]..starts[rank + 1]`: the entries of the key of that rank.
+    starts: Box<[u32]>,
+}
+
+impl Directory {
+    /// A directory over `counts` (entries per key, 256 of them), whose entries start at
+    /// `offset`.
+    fn build(counts: &[u32], offset: usize) -> Directory {
+        let mut present = [0u64; 4];
+        for (word, chunk) in present.iter_mut().zip(counts.chunks_exact(64)) {
+            *word = chunk
+                .iter()
+                .rev()
+                .fold(0, |word, &count| word << 1 | u64::from(count > 0));
+        }
+        let keys: u32 = present.iter().map(|word| word.count_ones()).sum();
+        let mut starts = Vec::with_capacity(keys as usize + 1);
+        let mut next = to_u32(offset);
+        starts.push(next);
+        for (word_index, &word) in present.iter().enumerate() {
+            let mut word = word;
+            while word != 0 {
+                let key = word_index * 64 + word.trailing_zeros() as usize;
+                next += counts.get(key).copied().unwrap_or(0);
+                starts.push(next);
+                word &= word - 1;
+            }
+        }
+        Directory {
+            present,
+            starts: starts.into_boxed_slice(),
+        }
+    }
+
+    fn get(&self, key: u8) -> Range<usize> {
+        let word = usize::from(key >> 6);
+        let bit = 1u64 << (key & 63);
+        if self.present[word] & bit == 0 {
+            return 0..0;
+        }
+        let below: u32 = self.present[..word].iter().map(|w| w.count_ones()).sum();
+        let rank = (below + (self.present[word] & (bit - 1)).count_ones()) as usize;
+        match (self.starts.get(rank), self.starts.get(rank + 1)) {
+            (Some(&start), Some(&end)) => start as usize..end as usize,
+            _ => 0..0,
+        }
+    }
+}
+
+fn to_u32(value: usize) -> u32 {
+    u32::try_from(value).unwrap_or(u32::MAX)
+}
+
+/// What matching needs beyond the stored rules; see the module documentation.
+#[derive(Debug, Clone)]
+pub(crate) struct Index {
+    /// The keyed runs, then the general run.
+    entries: Box<[Entry]>,
+    by_pair: Directory,
+    by_second: Directory,
+    by_last: Directory,
+    /// `entries[general..]` are tried for every path.
+    general: usize,
+    /// [`byte_set`] of each rule of `entries[general..]` that has a `*` (0 for the others).
+    needs: Box<[u64]>,
+}
+
+/// Where a rule goes: its run and its key there.
+fn placement(body: &[u8], head_len: usize, anchored: bool) -> (Run, u8) {
+    match body {
+        [b'/', second, third, ..] if head_len >= 3 => (Run::ByPair, pair(*second, *third)),
+        [b'/', second, ..] if head_len >= 2 => (Run::BySecond, *second),
+        [.., last] if anchored && *last != b'*' => (Run::ByLast, *last),
+        _ => (Run::General, 0),
+    }
+}
+
+/// The keyed runs, each with 256 keys, then the general run (one key): a rule's bucket.
+const BUCKETS: usize = 3 * 256 + 1;
+
+/// The bucket of a rule placed in `run` under `key`.
+fn bucket_of(run: Run, key: u8) -> usize {
+    match run {
+        Run::General => BUCKETS - 1,
+        keyed => keyed as usize * 256 + usize::from(key),
+    }
+}
+
+/// Sorts placed entries by bucket (a counting sort, keeping file order within a bucket): the
+/// entries, the directories of the three keyed runs, and where the general run starts.
+fn bucket(placed: Vec<(u16, Entry)>) -> (Box<[Entry]>, [Directory; 3], usize) {
+    let mut next = [0u32; BUCKETS];
+    for (bucket, _) in &placed {
+        next[usize::from(*bucket)] += 1;
+    }
+    // Counts become starts; the directories read the counts first.
+    let directories = [0, 1, 2].map(|run| {
+        let counts = &next[run * 256..(run + 1) * 256];
+        let offset: u32 = next[..run * 256].iter().sum();
+        Directory::build(counts, offset as usize)
+    });
+    let mut total = 0u32;
+    for slot in next.iter_mut() {
+        let count = *slot;
+        *slot = total;
+        total += count;
+    }
+    let general = next[BUCKETS - 1] as usize;
+    let filler = Entry {
+        fingerprint: 0,
+        order: 0,
+        rule: 0,
+        head: 0,
+    };
+    let mut entries = vec![filler; placed.len()];
+    for (bucket, entry) in placed {
+        let slot = &mut next[usize::from(bucket)];
+        if let Some(place) = entries.get_mut(*slot as usize) {
+            *place = entry;
+        }
+        *slot += 1;
+    }
+    // Each keyed bucket in matching order, so a check stops at its first match there.
+    for directory in &directories {
+        for bounds in directory.starts.windows(2) {
+            if let Some(bucket) = entries.get_mut(bounds[0] as usize..bounds[1] as usize) {
+                if bucket.len() > 1 {
+                    bucket.sort_unstable_by_key(|entry| entry.order);
+                }
+            }
+        }
+    }
+    (entries.into_boxed_slice(), directories, general)
+}
+
+impl Index {
+    pub(crate) fn build(store: &RuleStore) -> Index {
+        let arena = store.arena();
+        let bucketed = store.len() > BUCKET_THRESHOLD;
+        let mut placed = Vec::with_capacity(store.len());
+        for position in 0..store.len() {
+            let (start, end) = store.span(position);
+            let canonical = arena.get(start..end).unwrap_or_default();
+            let (body, anchored) = match canonical.split_last() {
+                Some((b'$', body)) => (body, true),
+                _ => (canonical, false),
+            };
+            let star = body.iter().position(|&b| b == b'*');
+            let head_len = star.unwrap_or(body.len());
+            let bucket = match bucketed {
+                true => {
+                    let (run, key) = placement(body, head_len, anchored);
+                    bucket_of(run, key) as u16
+                }
+                false => 0,
+            };
+            let flags =
+                if star.is_some() { WILDCARD } else { 0 } | if anchored { ANCHORED } else { 0 };
+            let entry = Entry {
+                fingerprint: first_eight(arena.get(start..).unwrap_or_default()),
+                order: store.order_key(position),
+                rule: to_u32(position),
+                head: to_u32(head_len).min(HEAD_LEN) | flags,
+            };
+            placed.push((bucket, entry));
+        }
+        let (entries, directories, general) = if bucketed {
+            bucket(placed)
+        } else {
+            // Small groups: every rule is tried, in file order.
+            let entries = placed.into_iter().map(|(_, entry)| entry).collect();
+            (entries, Default::default(), 0)
+        };
+        let needs = entries[general..]
+            .iter()
+            .map(|entry| match entry.wildcard() {
+                true => byte_set(store.body(entry.rule as usize)),
+                false => 0,
+            })
+            .collect();
+        let [by_pair, by_second, by_last] = directories;
+        Index {
+            entries,
+            by_pair,
+            by_second,
+            by_last,
+            general,
+            needs,
+        }
+    }
+
+    /// The position in `store` of the best-ranked rule that matches the canonical `path`.
+    pub(crate) fn best(&self, store: &RuleStore, path: &[u8]) -> Option<usize> {
+        let mut search = Search {
+            store,
+            path,
+            prefix: first_eight(path),
+            has: None,
+            best: None,
+        };
+        if let [b'/', second, rest @ ..] = path {
+            if let Some(third) = rest.first() {
+                search.run_sorted(&self.entries, self.by_pair.get(pair(*second, *third)));
+            }
+            search.run_sorted(&self.entries, self.by_second.get(*second));
+        }
+        if let Some(last) = path.last() {
+            search.run_sorted(&self.entries, self.by_last.get(*last));
+        }
+        search.run(&self.entries, self.general..self.entries.len(), &self.needs);
+        search.best.map(|(_, position)| position)
+    }
+}
+
+/// One check in progress.
+struct Search<'a> {
+    store: &'a RuleStore,
+    path: &'a [u8],
+    /// The path's first eight bytes in a word, to compare literal heads a word at a time.
+    prefix: u64,
+    /// The path's [`byte_set`], worked out when a wildcard rule first needs it.
+    has: Option<u64>,
+    /// Order key and store position of the best match so far.
+    best: Option<(u64, usize)>,
+}
+
+impl Search<'_> {
+    /// Tries a keyed bucket, `entries[range]`, which is in matching order: up to its first
+    /// match, or to the first entry that cannot beat the best so far.
+    fn run_sorted(&mut self, entries: &[Entry], range: Range<usize>) {
+        for entry in entries.get(range).unwrap_or_default() {
+            if self.best.is_some_and(|(best, _)| entry.order >= best) {
+                return;
+            }
+            if (self.prefix ^ entry.fingerprint) & entry.mask() == 0 && self.matches(*entry) {
+                self.best = Some((entry.order, entry.rule as usize));
+                return;
+            }
+        }
+    }
+
+    /// Tries `entries[range]`, keeping the best match. `needs` holds byte sets of
+    /// `entries[range.start..]` when the run has them.
+    fn run(&mut self, entries: &[Entry], range: Range<usize>, needs: &[u64]) {
+        for (offset, entry) in entries.get(range).unwrap_or_default().iter().enumerate() {
+            // Most candidates are turned away here, by their first eight bytes.
+            if (self.prefix ^ entry.fingerprint) & entry.mask() != 0 {
+                continue;
+            }
+            let need = needs.get(offset).copied().unwrap_or(0);
+            if need != 0 && need & !*self.has.get_or_insert_with(|| path_byte_set(self.path)) != 0 {
+                continue;
+            }
+            if self.best.is_some_and(|(best, _)| entry.order >= best) {
+                continue;
+            }
+            if self.matches(*entry) {
+                self.best = Some((entry.order, entry.rule as usize));
+            }
+        }
+    }
+
+    /// Whether the rule of `entry`, whose fingerprint admitted the path, matches it.
+    fn matches(&self, entry: Entry) -> bool {
+        let head_len = entry.head_len();
+        if self.path.len() < head_len {
+            return false;
+        }
+        let body = self.store.body(entry.rule as usize);
+        if !entry.wildcard() {
+            // Up to eight bytes, the fingerprint was the whole comparison.
+            return (head_len <= 8 || self.path.starts_with(body))
+                && (!entry.anchored() || self.path.len() == body.len());
+        }
+        let last_star = memchr::memrchr(b'*', body).unwrap_or(head_len);
+        let shape = Shape::new(entry.anchored(), (head_len, last_star), body.len());
+        pattern::matches(body, shape, self.path)
+    }
+}
+
+/// The first eight bytes of `text` in a word (zero-padded).
+fn first_eight(text: &[u8]) -> u64 {
+    if let Some(bytes) = text.first_chunk::<8>() {
+        return u64::from_le_bytes(*bytes);
+    }
+    // Shorter: byte by byte, rather than a variable-length copy (a call to memcpy).
+    text.iter()
+        .rev()
+        .fold(0, |word, &byte| word << 8 | u64::from(byte))
+}
+
+/// [`byte_set`] of a canonical path, which never holds a raw `*`.
+fn path_byte_set(path: &[u8]) -> u64 {
+    path.iter().fold(0, |set, &b| set | 1 << (b & 63))
+}
+
+/// A 64-bit summary of which bytes occur in a text (byte value modulo 64): a rule needing a
+/// byte the path lacks cannot match, which turns most wildcard rules away cheaply.
+fn byte_set(text: &[u8]) -> u64 {
+    text.iter()
+        .filter(|&&b| b != b'*')
+        .fold(0, |set, &b| set | 1 << (b & 63))
+}

@@ -1,0 +1,106 @@
+//! The one-crawler parse: only the groups naming one of the wanted tokens, or `*`.
+
+use super::{usable_pattern, walk, Opening, Sink};
+use crate::agent::AgentRules;
+use crate::decision::GroupSelection;
+use crate::lines::{self, Directive, Line, Product};
+use crate::rule::{CrawlDelay, RuleKind};
+use crate::store::RuleStoreBuilder;
+use crate::tokens::ProductTokens;
+
+/// Rules and delay gathered for one wanted token (or for `*`).
+#[derive(Default)]
+struct Bucket {
+    named: bool,
+    rules: RuleStoreBuilder,
+    crawl_delay: Option<CrawlDelay>,
+}
+
+struct AgentSink<'t> {
+    tokens: Vec<&'t [u8]>,
+    /// One bucket per wanted token, then one for `*`. Rules are compiled as they come: the
+    /// bucket that wins is rarely known before the end, and compiling straight into it beats
+    /// keeping a list to compile later.
+    buckets: Vec<Bucket>,
+    /// Which buckets the current group feeds: bit `i` for `buckets[i]`
+    /// ([`crate::MAX_PREFERRED_TOKENS`] keeps `i` below 64).
+    current: u64,
+}
+
+impl<'a> Sink<'a> for AgentSink<'_> {
+    fn user_agent(&mut self, _line: usize, _raw: &'a [u8], value: &'a [u8], opening: Opening) {
+        if opening != Opening::Continues {
+            self.current = 0;
+        }
+        let bucket = match lines::product(value) {
+            Product::Global => Some(self.tokens.len()),
+            Product::Token(token) => self
+                .tokens
+                .iter()
+                .position(|wanted| wanted.eq_ignore_ascii_case(token)),
+            Product::StarredName(_) | Product::Nothing => None,
+        };
+        if let Some(index) = bucket {
+            self.current |= 1 << index;
+            self.buckets[index].named = true;
+        }
+    }
+
+    fn rule(&mut self, line: &Line<'a>, kind: RuleKind, value: &'a [u8]) {
+        if self.current == 0 || usable_pattern(value).is_err() {
+            return;
+        }
+        let mut groups = self.current;
+        while groups != 0 {
+            let index = groups.trailing_zeros() as usize;
+            self.buckets[index].rules.push(line.number, kind, value);
+            groups &= groups - 1;
+        }
+    }
+
+    fn crawl_delay(&mut self, line: usize, _raw: &'a [u8], value: &'a [u8]) {
+        if self.current == 0 {
+            return;
+        }
+        if let Some(delay) = CrawlDelay::parse(line, value) {
+            for (index, bucket) in self.buckets.iter_mut().enumerate() {
+                if self.current & (1 << index) != 0 {
+                    bucket.crawl_delay = Some(CrawlDelay::larger(bucket.crawl_delay, delay));
+                }
+            }
+        }
+    }
+
+    fn other(&mut self, _line: usize, _raw: &'a [u8], _directive: Directive<'a>) {}
+
+    fn wants_values(&self) -> bool {
+        self.current != 0
+    }
+}
+
+impl AgentRules {
+    /// Parses `robots_txt` for one crawler, keeping only the groups it can need.
+    ///
+    /// `tokens` are its product tokens in order of preference (e.g.
+    /// [`ProductTokens::JITTYBOT_IMAGE`]). Equal to
+    /// `RobotsTxt::parse(robots_txt).rules_for(tokens)`, without the cost of the other groups
+    /// and of the diagnostics.
+    pub fn parse(robots_txt: &[u8], tokens: &ProductTokens) -> AgentRules {
+        let wanted: Vec<&str> = tokens.iter().collect();
+        let mut sink = AgentSink {
+            tokens: wanted.iter().map(|token| token.as_bytes()).collect(),
+            buckets: (0..=wanted.len()).map(|_| Bucket::default()).collect(),
+            current: 0,
+        };
+        walk(lines::prepare(robots_txt).body, &mut sink);
+        let Some(index) = sink.buckets.iter().position(|bucket| bucket.named) else {
+            return AgentRules::empty();
+        };
+        let bucket = std::mem::take(&mut sink.buckets[index]);
+        let group = match wanted.get(index) {
+            Some(token) => GroupSelection::Named((*token).to_owned()),
+            None => GroupSelection::Global,
+        };
+        AgentRules::new(group, bucket.rules.finish(), bucket.crawl_delay)
+    }
+}

@@ -1,0 +1,67 @@
+//! Choosing and merging the groups one crawler follows, from a full parse.
+
+use crate::agent::AgentRules;
+use crate::decision::GroupSelection;
+use crate::file::{Group, RobotsTxt, UserAgentProduct};
+use crate::rule::CrawlDelay;
+use crate::store::RuleStoreBuilder;
+use crate::tokens::ProductTokens;
+
+/// The rules of `groups`, merged in file order, with the largest of their delays.
+fn merge(selection: GroupSelection, groups: &[&Group]) -> AgentRules {
+    let mut store = RuleStoreBuilder::default();
+    for rule in groups.iter().flat_map(|group| group.rules.iter()) {
+        store.push_rule(rule);
+    }
+    let delay = groups
+        .iter()
+        .filter_map(|group| group.crawl_delay)
+        .reduce(|a, b| CrawlDelay::larger(Some(a), b));
+    AgentRules::new(selection, store.finish(), delay)
+}
+
+fn names(group: &Group, wanted: &str) -> bool {
+    group.user_agents.iter().any(|agent| match &agent.product {
+        UserAgentProduct::Token(token) => token.eq_ignore_ascii_case(wanted),
+        _ => false,
+    })
+}
+
+fn is_global(group: &Group) -> bool {
+    group
+        .user_agents
+        .iter()
+        .any(|agent| agent.product == UserAgentProduct::Global)
+}
+
+impl RobotsTxt {
+    /// The rules one crawler follows. `tokens` are its product tokens in order of preference:
+    /// the first token some group names wins (all groups naming it, merged); otherwise the `*`
+    /// groups; otherwise none (everything allowed).
+    pub fn rules_for(&self, tokens: &ProductTokens) -> AgentRules {
+        for token in tokens.iter() {
+            let groups: Vec<&Group> = self.groups.iter().filter(|g| names(g, token)).collect();
+            if !groups.is_empty() {
+                return merge(GroupSelection::Named(token.to_owned()), &groups);
+            }
+        }
+        self.global_rules()
+    }
+
+    /// The rules of the `*` groups, merged: what a crawler with no group of its own follows.
+    /// No `*` group means no rules ([`GroupSelection::None`]).
+    pub fn global_rules(&self) -> AgentRules {
+        let global: Vec<&Group> = self.groups.iter().filter(|g| is_global(g)).collect();
+        if global.is_empty() {
+            AgentRules::empty()
+        } else {
+            merge(GroupSelection::Global, &global)
+        }
+    }
+
+    /// One-off check of `url` for a crawler. Builds the crawler's rules each time: to check
+    /// many URLs, keep the result of [`RobotsTxt::rules_for`] instead.
+    pub fn is_allowed(&self, tokens: &ProductTokens, url: &str) -> bool {
+        self.rules_for(tokens).is_allowed(url)
+    }
+}

@@ -1,0 +1,151 @@
+//! What a URL is matched by: its path and query in canonical form.
+
+use crate::canon::{self, Side};
+
+/// Why a URL cannot be checked against a robots.txt.
+///
+/// A robots.txt governs the `http`/`https` URLs of the origin it was fetched from (RFC 9309
+/// §2.3), so only paths and `http`/`https` URLs are checked; matching the path of an
+/// `ftp://` URL would answer a question the file never asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
+#[non_exhaustive]
+pub enum TargetError {
+    /// An absolute URL whose scheme is not `http` or `https` (`ftp://example.net/a`,
+    /// `mailto:someone@example.net`).
+    #[error("not an http(s) URL: a robots.txt only governs http and https URLs")]
+    UnsupportedScheme,
+    /// An `http:` or `https:` URL without `//` and an authority (`http:/a`).
+    #[error("an http(s) URL without '//' and a host")]
+    MissingAuthority,
+}
+
+/// The path and query of `url`, as written.
+///
+/// A path (`/a?b`) is itself. An absolute `http`/`https` URL
+/// (`scheme://authority/path?query#fragment`) loses its scheme and authority. Anything that
+/// starts with a scheme (`ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":"`) other than those is
+/// refused. Anything else (`a/b`, `?q`, the empty string) is taken as a path.
+fn path_and_query(url: &[u8]) -> Result<&[u8], TargetError> {
+    if url.first() == Some(&b'/') {
+        return Ok(url);
+    }
+    // The common case first: an http(s) URL, its scheme compared a word at a time (0x20
+    // lowers the scheme's letters; only a letter becomes a lower-case letter that way).
+    let word = first_eight(url);
+    let fold = u64::from_le_bytes([0x20, 0x20, 0x20, 0x20, 0x20, 0, 0, 0]);
+    if url.len() >= 8 && word | fold == u64::from_le_bytes(*b"https://") {
+        return Ok(after_authority(&url[8..]));
+    }
+    let seven = (1u64 << 56) - 1;
+    if url.len() >= 7 && (word | fold) & seven == u64::from_le_bytes(*b"http://\0") {
+        return Ok(after_authority(&url[7..]));
+    }
+    let scheme_len = url
+        .iter()
+        .position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')))
+        .unwrap_or(url.len());
+    let has_scheme =
+        url.first().is_some_and(u8::is_ascii_alphabetic) && url.get(scheme_len) == Some(&b':');
+    if !has_scheme {
+        return Ok(url);
+    }
+    let scheme = &url[..scheme_len];
+    if !scheme.eq_ignore_ascii_case(b"http") && !scheme.eq_ignore_ascii_case(b"https") {
+        return Err(TargetError::UnsupportedScheme);
+    }
+    match url[scheme_len + 1..].strip_prefix(b"//") {
+        Some(after_scheme) => Ok(after_authority(after_scheme)),
+        None => Err(TargetError::MissingAuthority),
+    }
+}
+
+/// What follows the authority at the start of `text`: the path, query and fragment.
+fn after_authority(text: &[u8]) -> &[u8] {
+    // Authorities are short: a plain loop beats setting up a vector search.
+    let authority_end = text
+        .iter()
+        .position(|&b| matches!(b, b'/' | b'?' | b'#'))
+        .unwrap_or(text.len());
+    &text[authority_end..]
+}
+
+/// The first eight bytes of `text` in a word (zero-padded).
+fn first_eight(text: &[u8]) -> u64 {
+    if let Some(bytes) = text.first_chunk::<8>() {
+        return u64::from_le_bytes(*bytes);
+    }
+    text.iter()
+        .rev()
+        .fold(0, |word, &byte| word << 8 | u64::from(byte))
+}
+
+/// Extracts the path and query of `url`, canonicalises them and hands them to `f`.
+///
+/// The fragment is dropped; an empty path is `/`. See [`path_and_query`] for what is refused.
+pub(crate) fn with_canonical_target<T>(
+    url: &[u8],
+    f: impl FnOnce(&[u8]) -> T,
+) -> Result<T, TargetError> {
+    let target = path_and_query(url)?;
+    // Canonical URL text has no `#`: most URLs pass this one check and are used as they are.
+    if target.first() == Some(&b'/') && canon::is_canonical(target, Side::Url) {
+        return Ok(f(target));
+    }
+    let target = match memchr::memchr(b'#', target) {
+        Some(fragment) => &target[..fragment],
+        None => target,
+    };
+    if target.first() == Some(&b'/') && canon::is_canonical(target, Side::Url) {
+        return Ok(f(target));
+    }
+    let mut buffer = Vec::with_capacity(target.len() + 8);
+    if target.first() != Some(&b'/') {
+        buffer.push(b'/');
+    }
+    canon::canonicalize_into(target, Side::Url, &mut buffer);
+    Ok(f(&buffer))
+}
+
+/// Whether a canonical target is `/robots.txt` itself (any query).
+pub(crate) fn is_robots_txt(path: &[u8]) -> bool {
+    const ROBOTS_TXT: &[u8] = b"/robots.txt";
+    path.starts_with(ROBOTS_TXT) && matches!(path.get(ROBOTS_TXT.len()), None | Some(b'?'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn target(url: &str) -> Result<String, TargetError> {
+        with_canonical_target(url.as_bytes(), |path| {
+            String::from_utf8_lossy(path).into_owned()
+        })
+    }
+
+    #[test]
+    fn paths_and_http_urls_give_their_path_and_query() {
+        assert_eq!(target("/a?b#c").as_deref(), Ok("/a?b"));
+        assert_eq!(target("https://e.com").as_deref(), Ok("/"));
+        assert_eq!(target("HTTP://e.com:80/x?y").as_deref(), Ok("/x?y"));
+        assert_eq!(target("a/b").as_deref(), Ok("/a/b"));
+        assert_eq!(target("").as_deref(), Ok("/"));
+        assert_eq!(target("//e.com/x").as_deref(), Ok("//e.com/x"));
+    }
+
+    #[test]
+    fn other_schemes_are_refused() {
+        for url in [
+            "ftp://example.net/foo.html",
+            "file:///etc/passwd",
+            "mailto:a@b",
+        ] {
+            assert_eq!(target(url), Err(TargetError::UnsupportedScheme), "{url}");
+        }
+        assert_eq!(target("http:/a"), Err(TargetError::MissingAuthority));
+    }
+}
