@@ -303,6 +303,16 @@ checks! {
         "a full User-Agent header used as a token",
         "Only the product token counts; a browser-style string is read as its first word (often Mozilla), which names no crawler.",
         "Write only the product token, e.g. User-agent: Googlebot.";
+    /// A User-agent that starts with * and names something.
+    SyntaxStarredUserAgent = "syntax.starred-user-agent", Warning, Syntax,
+        "a User-agent value that starts with * and names something",
+        "Only a bare * is the group for every crawler (RFC 9309 section 2.2.1). A value like *bot* is no product token: RFC 9309 parsers, Google and JittyBot read it as naming no crawler, so its rules apply to nobody; parsers that look only at its first character read it as *, and apply its rules to every crawler. The file means different things to different crawlers.",
+        "Name the crawler by its product token (User-agent: OrkashBot), or write * alone for every crawler.";
+    /// A Crawl-delay between two User-agent lines.
+    SyntaxAgentListSplit = "syntax.agent-list-split", Warning, Syntax,
+        "a Crawl-delay splits a list of User-agent lines",
+        "JittyBot closes a list of User-agent lines at a Crawl-delay, so the User-agent after it starts a group of its own, with the rules below (the media example of its documentation means exactly that). RFC 9309 parsers and Google ignore the Crawl-delay line and make one group of all the agents, which then all get those rules. The file means different things to different crawlers.",
+        "Write each group's User-agent lines together, then its Crawl-delay and its rules; give agents that need different rules groups of their own, separated by a rule line.";
     /// A token with a version or other suffix.
     SyntaxUserAgentNotAToken = "syntax.user-agent-not-a-token", Notice, Syntax,
         "a User-agent with text after its product token",

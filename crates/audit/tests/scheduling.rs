@@ -1,16 +1,19 @@
-//! The fetch rules of one analysis, on tokio's paused clock with a scripted transport:
-//! which requests are made, in which order, when, and which are skipped.
+//! The fetch rules of one analysis, on tokio's paused clock with the fetcher's scripted web
+//! (`fetch::testing`, the one seam both bots' tests script): which requests are made, in
+//! which order, when, and which are skipped, read from the web's request log.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
+use std::ops::Deref;
+use std::sync::Arc;
 use std::time::Duration;
 
+use audit::crawlers::BOT_TOKEN;
 use audit::limits::{
     CRAWL_DELAY_BUDGET, MAX_SITEMAPS_CHECKED, SITEMAP_READ_BYTES, SITEMAP_TIME_BUDGET,
 };
-use audit::net::{GetRequest, HttpResponse, Transport, TransportError};
 use audit::report::{Purpose, RobotsStatus, SkipReason};
 use audit::{analyze, Analysis, CheckId, Grade};
+use fetch::testing::{Reply, ScriptedWeb};
+use fetch::{Cause, FetchConfig, FetchError, Fetcher};
 use tokio::time::Instant;
 use url::Url;
 
@@ -18,124 +21,91 @@ fn url(text: &str) -> Url {
     Url::parse(text).expect("a test URL")
 }
 
-#[derive(Clone)]
-struct Scripted {
-    response: Result<HttpResponse, TransportError>,
-    delay: Duration,
-}
-
-/// A transport answering from a table, recording (url, when, cap) of every request.
+/// A scripted web and a fetcher on it as RobotsTxtParser; derefs to the fetcher, so
+/// `analyze(&fake, ..)` runs on it.
 struct Fake {
     started: Instant,
-    routes: HashMap<String, Scripted>,
-    log: Mutex<Vec<(String, Duration, usize)>>,
+    web: Arc<ScriptedWeb>,
+    fetcher: Fetcher,
+}
+
+impl Deref for Fake {
+    type Target = Fetcher;
+
+    fn deref(&self) -> &Fetcher {
+        &self.fetcher
+    }
 }
 
 impl Fake {
     fn new() -> Fake {
+        let web = ScriptedWeb::new();
+        let fetcher = web.fetcher_with(FetchConfig::new(
+            BOT_TOKEN,
+            "https://robotstxtparser.example/bot",
+        ));
         Fake {
             started: Instant::now(),
-            routes: HashMap::new(),
-            log: Mutex::new(Vec::new()),
+            web,
+            fetcher,
         }
     }
 
+    fn reply(self, url: &str, reply: Reply) -> Fake {
+        self.web.route(url, reply);
+        self
+    }
+
     fn route(
-        mut self,
+        self,
         url: &str,
         status: u16,
         headers: &[(&str, &str)],
         body: impl AsRef<[u8]>,
     ) -> Fake {
-        self.routes.insert(
-            url.to_owned(),
-            Scripted {
-                response: Ok(HttpResponse {
-                    status,
-                    headers: headers
-                        .iter()
-                        .map(|(n, v)| (n.to_ascii_lowercase(), (*v).to_owned()))
-                        .collect(),
-                    body: body.as_ref().to_vec(),
-                    truncated: false,
-                }),
-                delay: Duration::ZERO,
-            },
-        );
-        self
+        let mut reply = Reply::status(status).body(body);
+        for (name, value) in headers {
+            reply = reply.header(name, value);
+        }
+        self.reply(url, reply)
     }
 
     fn robots(self, url: &str, body: &str) -> Fake {
-        self.route(url, 200, &[("Content-Type", "text/plain")], body)
+        self.reply(url, Reply::robots_txt(body))
     }
 
-    fn slow(mut self, url: &str, delay: Duration) -> Fake {
-        if let Some(route) = self.routes.get_mut(url) {
-            route.delay = delay;
+    fn slow(
+        self,
+        url: &str,
+        status: u16,
+        headers: &[(&str, &str)],
+        body: &str,
+        delay: Duration,
+    ) -> Fake {
+        let mut reply = Reply::status(status).body(body).delay(delay);
+        for (name, value) in headers {
+            reply = reply.header(name, value);
         }
-        self
+        self.reply(url, reply)
     }
 
-    fn fail(mut self, url: &str, kind: audit::net::FailureKind) -> Fake {
-        self.routes.insert(
-            url.to_owned(),
-            Scripted {
-                response: Err(TransportError {
-                    kind,
-                    message: "scripted failure".into(),
-                }),
-                delay: Duration::ZERO,
-            },
-        );
-        self
+    fn fail(self, url: &str, error: FetchError) -> Fake {
+        self.reply(url, Reply::fail(error))
     }
 
     fn requested(&self) -> Vec<String> {
-        self.log
-            .lock()
-            .unwrap()
+        self.web
+            .requests()
             .iter()
-            .map(|(url, _, _)| url.clone())
+            .map(|logged| logged.url.to_string())
             .collect()
     }
 
     fn when(&self, url: &str) -> Option<Duration> {
-        self.log
-            .lock()
-            .unwrap()
-            .iter()
-            .find(|(u, _, _)| u == url)
-            .map(|(_, at, _)| *at)
-    }
-}
-
-impl Transport for Fake {
-    fn get(
-        &self,
-        request: GetRequest,
-    ) -> impl std::future::Future<Output = Result<HttpResponse, TransportError>> + Send {
-        let url = request.url.to_string();
-        self.log.lock().unwrap().push((
-            url.clone(),
-            self.started.elapsed(),
-            request.max_body_bytes,
-        ));
-        let scripted = self.routes.get(&url).cloned();
-        async move {
-            let Some(scripted) = scripted else {
-                return Ok(HttpResponse {
-                    status: 404,
-                    ..HttpResponse::default()
-                });
-            };
-            tokio::time::sleep(scripted.delay).await;
-            let mut response = scripted.response?;
-            if response.body.len() > request.max_body_bytes {
-                response.body.truncate(request.max_body_bytes);
-                response.truncated = true;
-            }
-            Ok(response)
-        }
+        self.web
+            .requests_to(url)
+            .first()
+            .map(|logged| logged.at.duration_since(self.started))
     }
 }
 
@@ -214,7 +184,10 @@ async fn server_error_stops_page_and_sitemaps() {
 async fn network_failure_is_unreachable() {
     let fake = Fake::new().fail(
         "https://example.test/robots.txt",
-        audit::net::FailureKind::Dns,
+        FetchError::Dns {
+            host: "example.test".into(),
+            source: Cause::message("scripted failure"),
+        },
     );
     let analysis = analyze(&fake, &url("https://example.test/")).await.unwrap();
     assert!(has(&analysis, CheckId::FetchUnreachable));
@@ -297,30 +270,23 @@ async fn a_redirect_into_a_disallowed_path_is_not_followed() {
 #[tokio::test(start_paused = true)]
 async fn at_most_ten_sitemaps_read_two_kilobytes_each() {
     let mut robots = String::from("User-agent: *\nDisallow:\n");
+    // A sitemap whose <urlset> starts after the first 2 KiB is not recognised: only they
+    // are read.
+    let late_urlset = format!("<!--{}--><urlset></urlset>", "x".repeat(SITEMAP_READ_BYTES));
     let mut fake = Fake::new().route("https://example.test/", 200, HTML, "<head></head>");
     for i in 0..12 {
         robots.push_str(&format!("Sitemap: https://example.test/s{i}.xml\n"));
-        fake = fake.route(
-            &format!("https://example.test/s{i}.xml"),
-            200,
-            XML,
-            "x".repeat(10_000),
-        );
+        let body = if i == 0 { late_urlset.as_str() } else { URLSET };
+        fake = fake.route(&format!("https://example.test/s{i}.xml"), 200, XML, body);
     }
     let fake = fake.robots("https://example.test/robots.txt", &robots);
     let analysis = analyze(&fake, &url("https://example.test/")).await.unwrap();
-    let sitemap_requests: Vec<_> = fake
-        .log
-        .lock()
-        .unwrap()
-        .iter()
-        .filter(|(url, _, _)| url.contains("/s"))
-        .map(|(_, _, cap)| *cap)
-        .collect();
-    assert_eq!(sitemap_requests.len(), MAX_SITEMAPS_CHECKED);
-    assert!(sitemap_requests
-        .iter()
-        .all(|cap| *cap == SITEMAP_READ_BYTES));
+    let sitemap_requests = fake
+        .requested()
+        .into_iter()
+        .filter(|url| url.contains("/s"))
+        .count();
+    assert_eq!(sitemap_requests, MAX_SITEMAPS_CHECKED);
     assert_eq!(analysis.sitemaps.len(), 12);
     assert_eq!(
         analysis.sitemaps[10].skipped,
@@ -331,45 +297,45 @@ async fn at_most_ten_sitemaps_read_two_kilobytes_each() {
         Some(SkipReason::TooManySitemaps { max: 10 })
     );
     assert_eq!(analysis.sitemaps[0].looks_like_sitemap, Some(false));
+    assert_eq!(analysis.sitemaps[1].looks_like_sitemap, Some(true));
     assert!(has(&analysis, CheckId::SitemapNotASitemap));
     assert!(has(&analysis, CheckId::SitemapNotChecked));
 }
 
 #[tokio::test(start_paused = true)]
-async fn no_sitemap_starts_after_twenty_seconds() {
+async fn no_sitemap_runs_past_twenty_seconds() {
     let mut robots = String::from("User-agent: *\nDisallow:\n");
     let mut fake = Fake::new().route("https://example.test/", 200, HTML, "<head></head>");
     for i in 0..5 {
         let url = format!("https://example.test/s{i}.xml");
         robots.push_str(&format!("Sitemap: {url}\n"));
-        fake = fake
-            .route(&url, 200, XML, URLSET)
-            .slow(&url, Duration::from_secs(7));
+        fake = fake.slow(&url, 200, XML, URLSET, Duration::from_secs(7));
     }
     let fake = fake.robots("https://example.test/robots.txt", &robots);
     let analysis = analyze(&fake, &url("https://example.test/")).await.unwrap();
-    // Starts at 0, 7 and 14 s into the sitemap phase; the one at 21 s is skipped.
+    // Started at 0, 7 and 14 s into the sitemap phase; the third is cut at 20 s, and no
+    // other starts.
     let first = fake.when("https://example.test/s0.xml").unwrap();
     assert_eq!(
         fake.when("https://example.test/s2.xml").unwrap() - first,
         Duration::from_secs(14)
     );
     assert!(fake.when("https://example.test/s3.xml").is_none());
-    assert_eq!(
-        analysis.sitemaps[3].skipped,
-        Some(SkipReason::TimeBudget { budget_ms: 20_000 })
-    );
-    assert_eq!(
-        analysis.sitemaps[4].skipped,
-        Some(SkipReason::TimeBudget { budget_ms: 20_000 })
-    );
-    assert!(SITEMAP_TIME_BUDGET < Duration::from_secs(21));
-    let skipped: Vec<_> = analysis
+    let budget = Some(SkipReason::TimeBudget { budget_ms: 20_000 });
+    assert_eq!(analysis.sitemaps[0].looks_like_sitemap, Some(true));
+    assert!(analysis.sitemaps[2].requested);
+    assert_eq!(analysis.sitemaps[2].skipped, budget);
+    assert_eq!(analysis.sitemaps[2].error, None);
+    assert_eq!(analysis.sitemaps[3].skipped, budget);
+    assert_eq!(analysis.sitemaps[4].skipped, budget);
+    assert!(!has(&analysis, CheckId::SitemapUnreachable));
+    assert!(Duration::from_millis(analysis.duration_ms) <= first + SITEMAP_TIME_BUDGET);
+    let skipped = analysis
         .requests
         .iter()
-        .filter(|r| r.skipped == Some(SkipReason::TimeBudget { budget_ms: 20_000 }))
-        .collect();
-    assert_eq!(skipped.len(), 2);
+        .filter(|r| r.skipped == budget)
+        .count();
+    assert_eq!(skipped, 2);
 }
 
 #[tokio::test(start_paused = true)]
@@ -606,7 +572,7 @@ async fn robots_fetch_problems() {
     fake = fake.robots("https://a.test/robots.txt", &big);
     let analysis = analyze(&fake, &url("https://a.test/")).await.unwrap();
     assert!(analysis.robots.truncated);
-    assert_eq!(analysis.robots.size, audit::limits::ROBOTS_MAX_BYTES);
+    assert_eq!(analysis.robots.size, fetch::ROBOTS_TXT_MAX_BYTES);
     assert!(has(&analysis, CheckId::FetchTooLarge));
 }
 
