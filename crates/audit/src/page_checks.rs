@@ -98,6 +98,7 @@ async fn read_head(
         .into_iter()
         .filter(|meta| PageDirectives::is_robots_meta(&meta.name, is_crawler))
         .collect();
+    tracing::debug!(bytes_read = ?read.bytes_read, robots_meta = read.meta.len(), "page head");
     read
 }
 

@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use audit::crawlers::BOT_TOKEN;
 use audit::limits::{
-    CRAWL_DELAY_BUDGET, MAX_SITEMAPS_CHECKED, SITEMAP_READ_BYTES, SITEMAP_TIME_BUDGET,
+    ANALYSIS_BUDGET, CRAWL_DELAY_BUDGET, MAX_SITEMAPS_CHECKED, SITEMAP_READ_BYTES,
+    SITEMAP_TIME_BUDGET,
 };
 use audit::report::{Purpose, RobotsStatus, SkipReason};
 use audit::{analyze, Analysis, CheckId, Grade};
@@ -602,4 +603,135 @@ async fn invalid_targets_are_refused() {
     let fake = Fake::new();
     assert!(analyze(&fake, &url("ftp://example.test/")).await.is_err());
     assert!(fake.requested().is_empty());
+}
+
+/// The hostile server of issue 7: robots.txt behind a chain of redirects, each answered just
+/// under the per-hop limit (20 s to the first byte), the file at the end of it after 76 s.
+fn slow_redirect_chain() -> Fake {
+    let mut fake = Fake::new();
+    for hop in 0..4 {
+        let from = match hop {
+            0 => "https://slow.test/robots.txt".to_owned(),
+            n => format!("https://slow.test/r{n}"),
+        };
+        let to = format!("/r{}", hop + 1);
+        fake = fake.reply(
+            &from,
+            Reply::redirect(301, &to).delay(Duration::from_secs(19)),
+        );
+    }
+    fake.reply(
+        "https://slow.test/r4",
+        Reply::robots_txt("User-agent: *\nAllow: /\n").delay(Duration::from_secs(19)),
+    )
+    .route("https://slow.test/", 200, HTML, "<head></head>")
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_slow_redirect_chain_gets_the_verdict_of_jittybot_robots_within_the_budget() {
+    let target = url("https://slow.test/");
+    // `jittybot robots` fetches with fetch::fetch_robots_txt.
+    let alone = slow_redirect_chain();
+    let fetched = fetch::fetch_robots_txt(&alone, &target).await.unwrap();
+    let tokens = robots::ProductTokens::new([BOT_TOKEN]).unwrap();
+    let verdict = fetched.verdict(target.as_str(), &tokens);
+    assert_eq!(fetched.outcome, fetch::RobotsOutcome::Unreachable);
+    assert!(!verdict.allowed);
+
+    let fake = slow_redirect_chain();
+    let analysis = analyze(&fake, &target).await.unwrap();
+    assert_eq!(analysis.robots.outcome, RobotsStatus::Unreachable);
+    assert_eq!(analysis.grade, Grade::F);
+    assert!(!analysis.page.requested);
+    assert!(
+        fake.when("https://slow.test/").is_none(),
+        "the page is never asked for"
+    );
+    // From the web's log: nothing was asked after the budget; four hops went out, the fifth
+    // (at 76 s) never did.
+    let log = fake.web.requests();
+    assert_eq!(log.len(), 4, "{:?}", fake.requested());
+    let last = log
+        .last()
+        .map(|logged| logged.at.duration_since(fake.started));
+    assert!(last.is_some_and(|at| at < ANALYSIS_BUDGET));
+    assert!(Duration::from_millis(analysis.duration_ms) <= ANALYSIS_BUDGET);
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_page_download_stops_at_the_end_of_the_head() {
+    // The head ends in the first chunk; a thousand more follow, one a second.
+    let chunk = "<html><head><meta name=\"robots\" content=\"noindex\"></head><body>";
+    let fake = Fake::new()
+        .robots(
+            "https://drip.test/robots.txt",
+            "User-agent: *\nDisallow: /x\n",
+        )
+        .reply(
+            "https://drip.test/",
+            Reply::ok().header("content-type", "text/html").drip(
+                chunk.as_bytes(),
+                Duration::from_secs(1),
+                1000,
+            ),
+        );
+    let analysis = analyze(&fake, &url("https://drip.test/")).await.unwrap();
+    assert_eq!(analysis.page.meta.len(), 1);
+    assert!(has(&analysis, CheckId::PageNoindex));
+    assert_eq!(analysis.page.error, None);
+    assert_eq!(analysis.page.bytes_read, Some(chunk.len() as u64));
+    assert!(
+        analysis.duration_ms <= 2_000,
+        "read one chunk, not a thousand: {} ms",
+        analysis.duration_ms
+    );
+}
+
+fn refused(host: &str) -> FetchError {
+    FetchError::AddressRefused {
+        host: host.into(),
+        address: std::net::IpAddr::from([127, 0, 0, 1]),
+        range: fetch::RefusedRange::Loopback,
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_site_whose_address_is_refused_is_not_graded() {
+    let fake = Fake::new().fail("https://inside.test/robots.txt", refused("inside.test"));
+    let error = analyze(&fake, &url("https://inside.test/"))
+        .await
+        .expect_err("no report for a site never contacted");
+    assert_eq!(error.kind(), audit::AnalysisErrorKind::NotContacted);
+    assert!(!error.is_retryable());
+    let source = std::error::Error::source(&error).map(ToString::to_string);
+    assert!(source.is_some_and(|s| s.contains("loopback")));
+
+    // A site that answers and sends robots.txt to a refused address was contacted: graded.
+    let fake = Fake::new()
+        .reply(
+            "https://outside.test/robots.txt",
+            Reply::redirect(301, "https://inside.test/robots.txt"),
+        )
+        .fail("https://inside.test/robots.txt", refused("inside.test"));
+    let analysis = analyze(&fake, &url("https://outside.test/")).await.unwrap();
+    assert_eq!(analysis.robots.outcome, RobotsStatus::Unreachable);
+    assert_eq!(
+        analysis.robots.error_kind,
+        Some(fetch::ErrorKind::AddressRefused)
+    );
+    assert!(has(&analysis, CheckId::FetchUnreachable));
+}
+
+#[tokio::test(start_paused = true)]
+async fn retry_after_is_reported_as_honoured() {
+    let fake = Fake::new().reply(
+        "https://busy.test/robots.txt",
+        Reply::status(429).header("retry-after", "99999999999999999999999"),
+    );
+    let analysis = analyze(&fake, &url("https://busy.test/")).await.unwrap();
+    assert_eq!(analysis.robots.outcome, RobotsStatus::RateLimited);
+    assert_eq!(
+        analysis.robots.retry_after_s,
+        Some(fetch::MAX_RETRY_AFTER.as_secs())
+    );
 }

@@ -16,6 +16,7 @@ use fetch::{
 use jiff::Timestamp;
 use robots::ProductTokens;
 use tokio::time::Instant;
+use tracing::Instrument;
 use url::Url;
 
 use crate::crawlers::BOT_TOKENS;
@@ -130,11 +131,35 @@ impl<'a> Run<'a> {
         let request = Request::get(url.clone())
             .max_body_bytes(max_body_bytes)
             .max_redirects(self.limits.max_redirects);
+        let span = tracing::debug_span!("request", %url, ?purpose);
         let response = self
             .polite
             .fetch(PoliteRequest::new(request, BOT), operation)
+            .instrument(span)
             .await;
+        let (obtained, records) = self.conclude(url, purpose, response, operation);
+        self.requests.extend(records);
+        tracing::debug!(
+            %url,
+            ?purpose,
+            answered = obtained.response.is_some(),
+            skipped = ?obtained.skipped,
+            failed = ?obtained.failure.as_ref().map(RequestFailed::kind),
+            "request"
+        );
+        obtained
+    }
+
+    /// What a polite request came to, and its records.
+    fn conclude(
+        &self,
+        url: &Url,
+        purpose: Purpose,
+        response: fetch::PoliteResponse,
+        operation: &Operation,
+    ) -> (Obtained, Vec<RequestRecord>) {
         let trail = response.trail;
+        let origin = self.analysed_at;
         let mut obtained = Obtained {
             response: None,
             requested: !trail.exchanges.is_empty(),
@@ -143,11 +168,11 @@ impl<'a> Run<'a> {
             failure: None,
             skipped: None,
         };
-        let end_records = match response.outcome {
+        let records = match response.outcome {
             Outcome::Fetched(fetched) => {
                 obtained.final_url = Some(fetched.url.clone());
                 obtained.response = Some(fetched);
-                records::polite(&trail, purpose, End::Answered, self.analysed_at)
+                records::polite(&trail, purpose, End::Answered, origin)
             }
             Outcome::Skipped {
                 url: skipped,
@@ -158,7 +183,7 @@ impl<'a> Run<'a> {
                     url: &skipped,
                     reason: &reason,
                 };
-                let records = records::polite(&trail, purpose, end, self.analysed_at);
+                let records = records::polite(&trail, purpose, end, origin);
                 if !obtained.redirects.is_empty() {
                     obtained.final_url = Some(skipped);
                 }
@@ -171,7 +196,7 @@ impl<'a> Run<'a> {
                     url: &failed_url,
                     error: &error,
                 };
-                let records = records::polite(&trail, purpose, end, self.analysed_at);
+                let records = records::polite(&trail, purpose, end, origin);
                 obtained.requested = true;
                 match self.budget_cut(&error, operation) {
                     Some(reason) => obtained.skipped = Some(reason),
@@ -186,8 +211,7 @@ impl<'a> Run<'a> {
                 records
             }
         };
-        self.requests.extend(end_records);
-        obtained
+        (obtained, records)
     }
 
     /// Records a request not made (the caps and budgets the analysis checks itself).
