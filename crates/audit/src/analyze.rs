@@ -44,14 +44,15 @@ pub async fn analyze(fetcher: &Fetcher, url: &Url) -> Result<Analysis, AnalysisE
 }
 
 /// Runs one analysis of `url` with the given limits. Nothing of it runs past
-/// [`Limits::analysis_budget`].
+/// [`Limits::analysis_budget`]. Credentials in `url` are never sent nor reported.
 pub async fn analyze_with(
     fetcher: &Fetcher,
     url: &Url,
     limits: &Limits,
 ) -> Result<Analysis, AnalysisError> {
-    let span = tracing::info_span!("analysis", url = %fetch::without_credentials(url));
-    run_analysis(fetcher, url, limits).instrument(span).await
+    let url = fetch::without_credentials(url);
+    let span = tracing::info_span!("analysis", url = %url);
+    run_analysis(fetcher, &url, limits).instrument(span).await
 }
 
 async fn run_analysis(

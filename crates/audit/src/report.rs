@@ -89,7 +89,7 @@ pub struct RobotsReport {
     pub redirects: Vec<Hop>,
     /// The `Content-Type`.
     pub content_type: Option<String>,
-    /// Bytes of the body kept (at most [`Limits::robots_max_bytes`](crate::Limits)).
+    /// Bytes of the body kept (at most [`fetch::ROBOTS_TXT_MAX_BYTES`]).
     pub size: usize,
     /// Whether the body was longer than the limit and was cut.
     pub truncated: bool,

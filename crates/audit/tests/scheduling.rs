@@ -735,3 +735,21 @@ async fn retry_after_is_reported_as_honoured() {
         Some(fetch::MAX_RETRY_AFTER.as_secs())
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn credentials_in_the_url_are_neither_sent_nor_reported() {
+    let fake = Fake::new()
+        .robots("https://a.test/robots.txt", "User-agent: *\nDisallow: /x\n")
+        .route("https://a.test/", 200, HTML, "<head></head>");
+    let analysis = analyze(&fake, &url("https://user:secret@a.test/"))
+        .await
+        .unwrap();
+    assert_eq!(analysis.page.status.map(|s| s.as_u16()), Some(200));
+    let json = serde_json::to_string(&analysis).unwrap();
+    assert!(!json.contains("secret"), "{json}");
+    assert!(fake
+        .web
+        .requests()
+        .iter()
+        .all(|logged| !logged.headers.contains_key("authorization")));
+}
