@@ -1,10 +1,9 @@
 //! The entry points: one analysis of a URL over the network, or of a provided file offline.
 
-use std::collections::HashMap;
-
+use fetch::{Fetcher, RobotsFetch, ROBOTS_TXT_MAX_BYTES};
 use jiff::Timestamp;
 use robots::RobotsTxt;
-use tokio::time::Instant;
+use tracing::Instrument;
 use url::Url;
 
 use crate::collect::Findings;
@@ -12,14 +11,12 @@ use crate::crawlers::{self, CrawlerAccess, BOT_TOKEN};
 use crate::error::AnalysisError;
 use crate::fetching::{robots_fetch_findings, robots_report};
 use crate::file::{self, summary_of, FileContext};
-use crate::limits::{Limits, ROBOTS_MAX_BYTES};
-use crate::net::Transport;
-use crate::page_checks::{page_findings, page_report};
+use crate::limits::Limits;
+use crate::page_checks::{page_findings, read_page};
 use crate::report::{
-    Analysis, PageReport, Purpose, RobotsReport, RobotsStatus, SitemapReport, SkipReason,
-    REPORT_VERSION,
+    Analysis, PageReport, RobotsReport, RobotsStatus, SitemapReport, SkipReason, REPORT_VERSION,
 };
-use crate::run::{millis, origin_key, robots_url_of, HostRules, Pacer, Run};
+use crate::run::{millis, Run};
 use crate::score::Score;
 use crate::sitemaps::check_sitemaps;
 
@@ -40,14 +37,26 @@ impl<'a> ProvidedFile<'a> {
     }
 }
 
-/// Runs one analysis of `url` with the published limits.
-pub async fn analyze<T: Transport>(transport: &T, url: &Url) -> Result<Analysis, AnalysisError> {
-    analyze_with(transport, url, &Limits::default()).await
+/// Runs one analysis of `url` with the published limits, on `fetcher` (the real network, or
+/// a scripted web in tests: `fetch::testing::ScriptedWeb`).
+pub async fn analyze(fetcher: &Fetcher, url: &Url) -> Result<Analysis, AnalysisError> {
+    analyze_with(fetcher, url, &Limits::default()).await
 }
 
-/// Runs one analysis of `url` with the given limits.
-pub async fn analyze_with<T: Transport>(
-    transport: &T,
+/// Runs one analysis of `url` with the given limits. Nothing of it runs past
+/// [`Limits::analysis_budget`]. Credentials in `url` are never sent nor reported.
+pub async fn analyze_with(
+    fetcher: &Fetcher,
+    url: &Url,
+    limits: &Limits,
+) -> Result<Analysis, AnalysisError> {
+    let url = fetch::without_credentials(url);
+    let span = tracing::info_span!("analysis", url = %url);
+    run_analysis(fetcher, &url, limits).instrument(span).await
+}
+
+async fn run_analysis(
+    fetcher: &Fetcher,
     url: &Url,
     limits: &Limits,
 ) -> Result<Analysis, AnalysisError> {
@@ -55,26 +64,25 @@ pub async fn analyze_with<T: Transport>(
         url: url.clone(),
         source,
     })?;
-    let analysed_at = Timestamp::now();
-    let mut run = Run {
-        transport,
-        limits,
-        started: Instant::now(),
-        pacer: Pacer::new(limits.crawl_delay_budget),
-        requests: Vec::new(),
-        hosts: HashMap::new(),
-    };
+    let mut run = Run::new(fetcher, limits);
     let mut findings = Findings::default();
-    let site = read_robots(&mut run, url, robots_url, &mut findings).await;
-    let page = read_page(&mut run, url, &site).await;
+    let site = read_robots(&mut run, url, &robots_url, &mut findings)
+        .instrument(tracing::debug_span!("robots_txt"))
+        .await?;
+    let page = read_page(&mut run, url)
+        .instrument(tracing::debug_span!("page"))
+        .await;
     page_findings(&page, &site.robots, site.status, &mut findings);
     let sitemaps = if site.status == RobotsStatus::Rules {
-        check_sitemaps(&mut run, &site.robots, &mut findings).await
+        check_sitemaps(&mut run, &site.robots, &mut findings)
+            .instrument(tracing::debug_span!("sitemaps"))
+            .await
     } else {
         Vec::new()
     };
     let (findings, omitted_findings) = findings.finish();
     let scoring = Score::compute(&findings);
+    tracing::info!(score = scoring.score, grade = ?scoring.grade, findings = findings.len(), "analysed");
     Ok(Analysis {
         report_version: REPORT_VERSION,
         url: Some(url.clone()),
@@ -88,7 +96,7 @@ pub async fn analyze_with<T: Transport>(
         crawlers: site.crawlers,
         requests: run.requests,
         bot: BOT_TOKEN.to_owned(),
-        analysed_at,
+        analysed_at: run.analysed_at,
         duration_ms: millis(run.started.elapsed()),
         scoring_version: scoring.method_version.clone(),
         scoring,
@@ -97,7 +105,6 @@ pub async fn analyze_with<T: Transport>(
 
 /// The site's robots.txt as read at the start of an analysis.
 struct SiteRobots {
-    robots_url: Url,
     status: RobotsStatus,
     robots: RobotsTxt,
     report: RobotsReport,
@@ -105,68 +112,36 @@ struct SiteRobots {
 }
 
 /// Step 1: robots.txt, fresh, audited when it holds rules.
-async fn read_robots<T: Transport>(
-    run: &mut Run<'_, T>,
+async fn read_robots(
+    run: &mut Run<'_>,
     target: &Url,
-    robots_url: Url,
+    robots_url: &Url,
     findings: &mut Findings,
-) -> SiteRobots {
-    let fetched = run.fetch_robots(robots_url.clone(), Purpose::Robots).await;
-    let status = fetched.status();
-    robots_fetch_findings(&fetched, target, run.limits, findings);
-    let body: &[u8] = match (&fetched.response, status) {
-        (Some(response), RobotsStatus::Rules) => &response.body,
-        _ => &[],
+) -> Result<SiteRobots, AnalysisError> {
+    let fetched: RobotsFetch = run.robots(target, robots_url).await?;
+    let status = RobotsStatus::from(fetched.outcome);
+    robots_fetch_findings(&fetched, target, findings);
+    let robots = match (status, fetched.robots.clone()) {
+        (RobotsStatus::Rules, Some(robots)) => robots,
+        _ => RobotsTxt::parse(b""),
     };
-    let robots = RobotsTxt::parse(body);
-    let host_rules = match status {
-        RobotsStatus::Rules => HostRules::Rules(Box::new(robots.clone())),
-        RobotsStatus::NoFile => HostRules::NoFile,
-        _ => HostRules::Unreachable,
-    };
-    run.hosts.insert(origin_key(target), host_rules.clone());
     let page_path = &target[url::Position::BeforePath..];
     let crawlers = crawlers::table(&robots, Some(page_path));
     if status == RobotsStatus::Rules {
         let context = FileContext {
-            robots_url: Some(&robots_url),
+            robots_url: Some(robots_url),
             page: Some(page_path),
             cut_by_reader: false,
         };
-        file::audit_parsed(&robots, body, &context, &crawlers, findings);
+        file::audit_parsed(&robots, &fetched.body, &context, &crawlers, findings);
     }
-    let report = robots_report(&fetched, status, &robots, &host_rules);
-    SiteRobots {
-        robots_url,
+    let report = robots_report(&fetched, &robots);
+    Ok(SiteRobots {
         status,
         robots,
         report,
         crawlers,
-    }
-}
-
-/// Step 2: the page, if the rules allow it.
-async fn read_page<T: Transport>(
-    run: &mut Run<'_, T>,
-    target: &Url,
-    site: &SiteRobots,
-) -> PageReport {
-    if matches!(
-        site.status,
-        RobotsStatus::Unreachable | RobotsStatus::RateLimited
-    ) {
-        let reason = SkipReason::RobotsUnreachable {
-            robots_url: site.robots_url.clone(),
-        };
-        run.record_skip(target, Purpose::Page, reason.clone());
-        let path = target[url::Position::BeforePath..].to_owned();
-        return PageReport::skipped(Some(target.clone()), Some(path), reason);
-    }
-    let limit = run.limits.page_max_bytes;
-    let obeyed = run
-        .obey(target.clone(), Purpose::Page, limit, None, None)
-        .await;
-    page_report(target, obeyed)
+    })
 }
 
 /// Audits a pasted or uploaded robots.txt: only the checks that need no network. `page`,
@@ -175,7 +150,9 @@ pub fn analyze_file(file: ProvidedFile<'_>, page: Option<&str>) -> Analysis {
     let body = file.body;
     let robots = RobotsTxt::parse(body);
     let page_url = page.and_then(|page| Url::parse(page).ok());
-    let robots_url = page_url.as_ref().and_then(robots_url_of);
+    let robots_url = page_url
+        .as_ref()
+        .and_then(|url| fetch::robots_txt_url(url).ok());
     let page_path = match &page_url {
         Some(url) => Some(url[url::Position::BeforePath..].to_owned()),
         None => page.map(str::to_owned),
@@ -217,7 +194,7 @@ pub fn analyze_file(file: ProvidedFile<'_>, page: Option<&str>) -> Analysis {
 
 /// The robots.txt part of the report of a provided file.
 fn provided_report(file: ProvidedFile<'_>, robots: &RobotsTxt, url: Option<Url>) -> RobotsReport {
-    let kept = &file.body[..file.body.len().min(ROBOTS_MAX_BYTES)];
+    let kept = &file.body[..file.body.len().min(ROBOTS_TXT_MAX_BYTES)];
     RobotsReport {
         url,
         requested: false,
@@ -227,11 +204,13 @@ fn provided_report(file: ProvidedFile<'_>, robots: &RobotsTxt, url: Option<Url>)
         redirects: Vec::new(),
         content_type: None,
         size: kept.len(),
-        truncated: file.cut || file.body.len() > ROBOTS_MAX_BYTES,
+        truncated: file.cut || file.body.len() > ROBOTS_TXT_MAX_BYTES,
         body: String::from_utf8_lossy(kept).into_owned(),
         body_is_utf8: std::str::from_utf8(kept).is_ok(),
         x_robots_tag: Vec::new(),
         error: None,
+        error_kind: None,
+        retry_after_s: None,
         summary: Some(summary_of(robots)),
         crawl_delay: robots
             .rules_for(&crate::crawlers::BOT_TOKENS)

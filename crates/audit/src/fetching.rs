@@ -1,84 +1,121 @@
 //! How robots.txt was served: the findings only a fetch reveals, and the robots.txt report.
 
-use http::StatusCode;
+use fetch::{
+    FetchError, RedirectError, RobotsFetch, ROBOTS_TXT_MAX_BYTES, ROBOTS_TXT_MAX_REDIRECTS,
+};
+use http::HeaderMap;
 use robots::RobotsTxt;
 use url::Url;
 
 use crate::catalogue::CheckId;
 use crate::collect::Findings;
+use crate::crawlers;
 use crate::file::{looks_like_html, summary_of, HtmlKind};
 use crate::finding::{Evidence, Finding};
-use crate::limits::Limits;
-use crate::net::HttpResponse;
-use crate::report::{RobotsReport, RobotsStatus};
-use crate::run::{bot_rules, HostRules, RobotsFetched};
+use crate::report::{Hop, RobotsReport, RobotsStatus};
 
-pub(crate) fn robots_report(
-    fetched: &RobotsFetched,
-    status: RobotsStatus,
-    robots: &RobotsTxt,
-    rules: &HostRules,
-) -> RobotsReport {
-    let response = fetched.response.as_ref();
-    let body = response.map_or(&[][..], |response| response.body.as_slice());
+/// The robots.txt part of the report.
+pub(crate) fn robots_report(fetched: &RobotsFetch, robots: &RobotsTxt) -> RobotsReport {
+    let status = RobotsStatus::from(fetched.outcome);
+    let body = fetched.body.as_slice();
     RobotsReport {
         url: Some(fetched.robots_url.clone()),
         requested: true,
         outcome: status,
-        status: response.and_then(|response| StatusCode::from_u16(response.status).ok()),
+        status: fetched.status,
         final_url: fetched.final_url.clone(),
-        redirects: fetched.redirects.clone(),
-        content_type: response
-            .and_then(|r| r.header("content-type"))
-            .map(str::to_owned),
+        redirects: fetched.redirects.iter().map(Hop::from).collect(),
+        content_type: fetched.content_type.clone(),
         size: body.len(),
-        truncated: response.is_some_and(|response| response.truncated),
+        truncated: fetched.truncated,
         body: String::from_utf8_lossy(body).into_owned(),
         body_is_utf8: std::str::from_utf8(body).is_ok(),
-        x_robots_tag: response
-            .map(|r| r.header_values("x-robots-tag"))
-            .unwrap_or_default(),
-        error: fetched.error.as_ref().map(ToString::to_string),
+        x_robots_tag: fetched.x_robots_tag.clone(),
+        error: fetched.error.as_ref().map(FetchError::full_message),
+        error_kind: fetched.error.as_ref().map(FetchError::kind),
+        retry_after_s: fetched.retry_after.map(|after| after.as_secs()),
         summary: (status == RobotsStatus::Rules).then(|| summary_of(robots)),
-        crawl_delay: bot_rules(rules)
-            .and_then(|agent| agent.crawl_delay())
+        crawl_delay: (status == RobotsStatus::Rules)
+            .then(|| robots.rules_for(&crawlers::BOT_TOKENS).crawl_delay())
+            .flatten()
             .map(|delay| delay.seconds),
     }
 }
 
+/// The headers of the final answer, as received.
+fn final_headers(fetched: &RobotsFetch) -> Option<&HeaderMap> {
+    fetched
+        .exchanges
+        .last()
+        .map(|exchange| &exchange.head.headers)
+}
+
+/// The first value of header `name`, lossily decoded.
+fn header(headers: Option<&HeaderMap>, name: &str) -> Option<String> {
+    headers
+        .and_then(|headers| headers.get(name))
+        .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned())
+}
+
 /// What the way robots.txt was served reveals: failures, redirects, statuses, headers.
-pub(crate) fn robots_fetch_findings(
-    fetched: &RobotsFetched,
-    target: &Url,
-    limits: &Limits,
-    findings: &mut Findings,
-) {
+pub(crate) fn robots_fetch_findings(fetched: &RobotsFetch, target: &Url, findings: &mut Findings) {
     let url = fetched.robots_url.to_string();
-    if let Some(error) = &fetched.error {
-        findings.push(
+    redirect_findings(fetched, target, findings);
+    match &fetched.error {
+        Some(FetchError::Redirect { error, .. }) => {
+            redirect_failure(error, fetched, &url, findings)
+        }
+        Some(error) => findings.push(
             Finding::new(
                 CheckId::FetchUnreachable,
-                Evidence::text(&error.message).at_url(&url),
+                Evidence::text(error.full_message()).at_url(&url),
             )
-            .with("failure", error.kind),
-        );
-        return;
-    }
-    redirect_findings(fetched, target, limits, findings);
-    if fetched.too_many_redirects {
-        return;
-    }
-    if let Some(response) = &fetched.response {
-        status_findings(response, &url, limits, findings);
+            .with("failure", error.kind()),
+        ),
+        None => status_findings(fetched, &url, findings),
     }
 }
 
-fn redirect_findings(
-    fetched: &RobotsFetched,
-    target: &Url,
-    limits: &Limits,
+/// A redirect chain that led nowhere: too long, a loop, or a redirect the bot cannot follow.
+fn redirect_failure(
+    error: &RedirectError,
+    fetched: &RobotsFetch,
+    url: &str,
     findings: &mut Findings,
 ) {
+    let hops = fetched.redirects.len();
+    let looped = matches!(error, RedirectError::Loop { .. });
+    if matches!(error, RedirectError::TooMany { .. }) || looped {
+        let path: Vec<&str> = fetched
+            .redirects
+            .iter()
+            .map(|hop| hop.url.as_str())
+            .collect();
+        findings.push(
+            Finding::new(
+                CheckId::FetchTooManyRedirects,
+                Evidence::text(path.join(" -> ")).at_url(url),
+            )
+            .with("hops", hops)
+            .with("max_redirects", ROBOTS_TXT_MAX_REDIRECTS)
+            .with("looped", looped),
+        );
+        return;
+    }
+    // No Location, or one the bot cannot follow: the 3xx is the answer, read as a 5xx.
+    let status = fetched.redirects.last().map(|hop| hop.status.as_u16());
+    let finding = Finding::new(
+        CheckId::FetchUnexpectedStatus,
+        Evidence::text(error.to_string()).at_url(url),
+    )
+    .with("no_location", true);
+    findings.push(match status {
+        Some(status) => finding.with("status", status),
+        None => finding,
+    });
+}
+
+fn redirect_findings(fetched: &RobotsFetch, target: &Url, findings: &mut Findings) {
     let Some(first) = fetched.redirects.first() else {
         return;
     };
@@ -94,27 +131,6 @@ fn redirect_findings(
         )
         .with("hops", fetched.redirects.len()),
     );
-    if fetched.too_many_redirects {
-        let path: Vec<&str> = fetched
-            .redirects
-            .iter()
-            .map(|hop| hop.url.as_str())
-            .collect();
-        findings.push(
-            Finding::new(
-                CheckId::FetchTooManyRedirects,
-                Evidence::text(path.join(" -> ")).at_url(fetched.robots_url.as_str()),
-            )
-            .with("hops", fetched.redirects.len())
-            .with("max_redirects", limits.robots_max_redirects)
-            // Stopped before the limit: the next hop was one already made.
-            .with(
-                "looped",
-                fetched.redirects.len() <= limits.robots_max_redirects,
-            ),
-        );
-        return;
-    }
     let host = |url: &Url| url.host_str().unwrap_or_default().to_ascii_lowercase();
     if let Some(final_url) = &fetched.final_url {
         if host(final_url) != host(target) {
@@ -131,27 +147,22 @@ fn redirect_findings(
 }
 
 /// The findings of the final answer's status and headers.
-fn status_findings(response: &HttpResponse, url: &str, limits: &Limits, findings: &mut Findings) {
-    let challenge_header = response
-        .header("cf-mitigated")
-        .is_some_and(|value| value.eq_ignore_ascii_case("challenge"));
-    let html = looks_like_html(&response.body);
+fn status_findings(fetched: &RobotsFetch, url: &str, findings: &mut Findings) {
+    let Some(status) = fetched.status.map(|status| status.as_u16()) else {
+        return;
+    };
+    let headers = final_headers(fetched);
+    let challenge_header =
+        header(headers, "cf-mitigated").is_some_and(|v| v.eq_ignore_ascii_case("challenge"));
+    let html = looks_like_html(&fetched.body);
     let challenge = challenge_header || html == Some(HtmlKind::Challenge);
-    let status = response.status;
     let at_status = |id: CheckId| {
         Finding::new(id, Evidence::text(format!("HTTP {status}")).at_url(url))
             .with("status", status)
     };
     let finding = match status {
         200..=299 => {
-            success_findings(
-                response,
-                url,
-                limits,
-                challenge_header,
-                html.is_some(),
-                findings,
-            );
+            success_findings(fetched, url, challenge_header, html.is_some(), findings);
             return;
         }
         429 => at_status(CheckId::FetchRateLimited),
@@ -165,9 +176,8 @@ fn status_findings(response: &HttpResponse, url: &str, limits: &Limits, findings
         401 | 403 => at_status(CheckId::FetchForbidden),
         404 | 410 => at_status(CheckId::FetchNotFound),
         400..=499 => at_status(CheckId::FetchOtherClientError),
-        // 3xx here has no usable Location (the run follows the others); 1xx, 6xx and above are
-        // no answer a crawler can use. All of them are read as a server error.
-        300..=399 => at_status(CheckId::FetchUnexpectedStatus).with("no_location", true),
+        // 1xx, 3xx that do not redirect (300, 304...), 6xx and above: no answer a crawler can
+        // use, read as a server error.
         _ => at_status(CheckId::FetchUnexpectedStatus),
     };
     findings.push(finding);
@@ -175,29 +185,29 @@ fn status_findings(response: &HttpResponse, url: &str, limits: &Limits, findings
 
 /// The findings of a 2xx answer: challenge, size, content type, X-Robots-Tag.
 fn success_findings(
-    response: &HttpResponse,
+    fetched: &RobotsFetch,
     url: &str,
-    limits: &Limits,
     challenge_header: bool,
     is_html: bool,
     findings: &mut Findings,
 ) {
     if challenge_header && !is_html {
+        let status = fetched.status.map_or(0, |status| status.as_u16());
         findings.push(
             Finding::new(
                 CheckId::FetchChallenge,
                 Evidence::header("cf-mitigated", "challenge"),
             )
-            .with("status", response.status),
+            .with("status", status),
         );
     }
-    if response.truncated {
+    if fetched.truncated {
         findings.push(
             Finding::new(CheckId::FetchTooLarge, Evidence::url(url))
-                .with("limit", limits.robots_max_bytes),
+                .with("limit", ROBOTS_TXT_MAX_BYTES),
         );
     }
-    match response.header("content-type") {
+    match &fetched.content_type {
         None => findings.push(Finding::new(
             CheckId::FetchNoContentType,
             Evidence::url(url),
@@ -220,7 +230,7 @@ fn success_findings(
             }
         }
     }
-    if let Some(tag) = response.header_values("x-robots-tag").first() {
+    if let Some(tag) = fetched.x_robots_tag.first() {
         findings.push(Finding::new(
             CheckId::FetchRobotsNoindex,
             Evidence::header("X-Robots-Tag", tag),

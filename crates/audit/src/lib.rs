@@ -1,8 +1,9 @@
 //! RobotsTxtParser's analysis: one site's robots.txt, page head and sitemaps, audited and
 //! scored out of 100.
 //!
-//! - [`analyze`] runs one analysis over the network, as the bot does it; [`analyze_file`]
-//!   audits a provided file offline.
+//! - [`analyze`] runs one analysis over the network, as the bot does it, on the fetcher's
+//!   polite pipeline (`fetch::Polite`) under one overall budget
+//!   ([`limits::ANALYSIS_BUDGET`]); [`analyze_file`] audits a provided file offline.
 //! - [`audit_robots_txt`] audits a robots.txt body with no network (syntax, logic, sitemaps
 //!   declared, crawler directory).
 //! - [`Score::compute`] turns findings into a score and a grade, every point tied to a
@@ -25,27 +26,24 @@ mod fetching;
 mod file;
 pub mod finding;
 pub mod limits;
-pub mod net;
 mod page_checks;
 mod render;
 pub mod report;
 mod run;
 pub mod score;
 mod sitemaps;
-mod source;
 mod status_serde;
 
 pub use analyze::{analyze, analyze_file, analyze_with, ProvidedFile};
 pub use catalogue::{Category, Check, CheckId, Severity, CHECKS};
 pub use collect::{sort_findings, Omitted, MAX_FINDINGS_PER_CHECK};
-pub use error::{AnalysisError, AnalysisErrorKind};
+pub use error::{AnalysisError, AnalysisErrorKind, RequestFailed};
 pub use file::{
     audit_robots_txt, FileAudit, FileContext, FileSummary, LONG_LINE_BYTES, MAX_RELATED_LINES,
     MAX_RULES_COMPARED,
 };
 pub use finding::{Evidence, Finding};
 pub use limits::Limits;
-pub use net::Transport;
 pub use report::{Analysis, REPORT_VERSION};
 pub use score::{Grade, Score};
 pub use sitemaps::sniff_sitemap;

@@ -1,19 +1,26 @@
 //! The limits of one analysis: every byte, hop, count and time budget it allows itself.
+//!
+//! robots.txt itself is read with the fetcher's one set of robots.txt limits, the same for
+//! both bots and for `jittybot robots`: [`fetch::ROBOTS_TXT_MAX_BYTES`] (500 KiB) and
+//! [`fetch::ROBOTS_TXT_MAX_REDIRECTS`] (5).
 
 use std::time::Duration;
 
-/// How much of robots.txt is read: 500 KiB, as the engine reads.
-pub const ROBOTS_MAX_BYTES: usize = robots::MAX_ROBOTS_TXT_BYTES;
-/// Redirects followed for robots.txt.
-pub const ROBOTS_MAX_REDIRECTS: usize = 5;
-/// How much of the page is read, at most. The whole of it goes to the HTML tokenizer, which
-/// decides where the head ends.
+/// The budget of one whole analysis: every request (robots.txt, the page, the sitemaps, the
+/// robots.txt of other hosts), every redirect hop, every body and every crawl-delay wait
+/// counts against it, and nothing of the analysis runs past it. It equals the fetcher's
+/// default limit for one fetch ([`fetch::DEFAULT_TOTAL_TIMEOUT`]), so the analysis gives
+/// robots.txt exactly the time `jittybot robots` gives it, and both reach the same verdict
+/// on the same server; what robots.txt leaves of it goes to the page and the sitemaps.
+pub const ANALYSIS_BUDGET: Duration = fetch::DEFAULT_TOTAL_TIMEOUT;
+/// How much of the page is read, at most. The body goes to the HTML tokenizer as it arrives,
+/// and the download stops where the tokenizer ends the head.
 pub const PAGE_MAX_BYTES: usize = 1024 * 1024;
 /// Redirects followed for the page and for each sitemap (each hop checked against the rules).
 pub const MAX_REDIRECTS: usize = 5;
 /// At most this many declared sitemaps are requested.
 pub const MAX_SITEMAPS_CHECKED: usize = 10;
-/// No sitemap request starts later than this after the first sitemap request could start.
+/// No sitemap request starts, nor runs on, later than this after the sitemap phase began.
 pub const SITEMAP_TIME_BUDGET: Duration = Duration::from_secs(20);
 /// How much of each sitemap is read: enough to recognise one.
 pub const SITEMAP_READ_BYTES: usize = 2 * 1024;
@@ -23,10 +30,8 @@ pub const CRAWL_DELAY_BUDGET: Duration = Duration::from_secs(10);
 /// The limits of one analysis; [`Limits::default`] is the published set.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limits {
-    /// See [`ROBOTS_MAX_BYTES`].
-    pub robots_max_bytes: usize,
-    /// See [`ROBOTS_MAX_REDIRECTS`].
-    pub robots_max_redirects: usize,
+    /// See [`ANALYSIS_BUDGET`].
+    pub analysis_budget: Duration,
     /// See [`PAGE_MAX_BYTES`].
     pub page_max_bytes: usize,
     /// See [`MAX_REDIRECTS`].
@@ -44,8 +49,7 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Limits {
         Limits {
-            robots_max_bytes: ROBOTS_MAX_BYTES,
-            robots_max_redirects: ROBOTS_MAX_REDIRECTS,
+            analysis_budget: ANALYSIS_BUDGET,
             page_max_bytes: PAGE_MAX_BYTES,
             max_redirects: MAX_REDIRECTS,
             max_sitemaps: MAX_SITEMAPS_CHECKED,

@@ -1,61 +1,150 @@
 //! The analysed page: its report and what its headers and meta tags tell crawlers.
 
-use http::StatusCode;
+use fetch::{FetchError, Fetched};
 use page::directives::PageDirectives;
-use page::head::{self, MetaTag};
+use page::head::{HeadReader, HeadState, MetaTag};
 use robots::RobotsTxt;
 use url::Url;
 
 use crate::catalogue::CheckId;
 use crate::collect::Findings;
 use crate::crawlers::{self, CRAWLERS};
+use crate::error::RequestFailed;
 use crate::finding::{Evidence, Finding};
-use crate::report::{PageReport, RobotsStatus, SkipReason};
-use crate::run::Obeyed;
+use crate::report::{PageReport, Purpose, RobotsStatus, SkipReason};
+use crate::run::{Obtained, Run};
 
-pub(crate) fn page_report(target: &Url, obeyed: Obeyed) -> PageReport {
-    let response = obeyed.response.as_ref();
-    let x_robots_tag = response
-        .map(|r| r.header_values("x-robots-tag"))
-        .unwrap_or_default();
-    let content_type = response
-        .and_then(|r| r.header("content-type"))
-        .map(str::to_owned);
-    let is_html = response.is_some_and(|response| {
-        (200..300).contains(&response.status)
-            && content_type.as_deref().is_none_or(|ct| {
-                let ct = ct.to_ascii_lowercase();
-                ct.contains("html") || ct.contains("xml")
-            })
-    });
-    // The whole body read (up to the page cap) goes to the tokenizer, which decides where the
-    // head ends: a byte search for `</head>` would stop inside a script or a comment.
-    let meta: Vec<MetaTag> = match response {
-        Some(response) if is_html => head::meta_tags(&response.body)
-            .into_iter()
-            .filter(|meta| PageDirectives::is_robots_meta(&meta.name, is_crawler))
-            .collect(),
-        _ => Vec::new(),
+/// Step 2: the page, if the rules allow it. Its body goes to the HTML tokenizer as it
+/// arrives, and the download stops where the tokenizer ends the head (or at the cap).
+pub(crate) async fn read_page(run: &mut Run<'_>, target: &Url) -> PageReport {
+    let operation = run.operation.clone();
+    let cap = run.limits.page_max_bytes;
+    let mut obtained = run.request(target, Purpose::Page, cap, &operation).await;
+    let head = match obtained.response.take() {
+        Some(fetched) => read_head(fetched, run, &operation).await,
+        None => HeadRead::default(),
     };
+    if let Some(reason) = head.cut.clone() {
+        obtained.skipped = Some(reason);
+    }
+    page_report(target, obtained, head)
+}
+
+/// What the page's response said: status, headers, the meta tags of its head.
+#[derive(Default)]
+struct HeadRead {
+    status: Option<http::StatusCode>,
+    content_type: Option<String>,
+    x_robots_tag: Vec<String>,
+    meta: Vec<MetaTag>,
+    bytes_read: Option<u64>,
+    failure: Option<RequestFailed>,
+    /// The analysis's budget ran out while the body was read.
+    cut: Option<SkipReason>,
+}
+
+/// Every value of header `name`, lossily decoded.
+fn header_values(fetched: &Fetched, name: &str) -> Vec<String> {
+    fetched
+        .head
+        .headers
+        .get_all(name)
+        .iter()
+        .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned())
+        .collect()
+}
+
+/// Reads the head of an HTML answer chunk by chunk; nothing of any other answer.
+async fn read_head(
+    mut fetched: Box<Fetched>,
+    run: &Run<'_>,
+    operation: &fetch::Operation,
+) -> HeadRead {
+    let status = fetched.head.status;
+    let content_type = header_values(&fetched, "content-type").into_iter().next();
+    let is_html = status.is_success()
+        && content_type.as_deref().is_none_or(|ct| {
+            let ct = ct.to_ascii_lowercase();
+            ct.contains("html") || ct.contains("xml")
+        });
+    let mut read = HeadRead {
+        status: Some(status),
+        x_robots_tag: header_values(&fetched, "x-robots-tag"),
+        content_type,
+        ..HeadRead::default()
+    };
+    if !is_html {
+        return read;
+    }
+    let mut reader = HeadReader::new();
+    let ended = loop {
+        match fetched.body.chunk().await {
+            Ok(Some(chunk)) => {
+                if reader.feed(&chunk) == HeadState::Ended {
+                    break Ok(());
+                }
+            }
+            Ok(None) => break Ok(()),
+            Err(error) => break Err(error),
+        }
+    };
+    read.bytes_read = Some(fetched.body.decoded_bytes());
+    // Dropping the body here stops the download: the rest holds no head metadata.
+    if let Err(error) = ended {
+        body_failure(&mut read, error, &fetched.url, run, operation);
+    }
+    read.meta = reader
+        .finish()
+        .into_iter()
+        .filter(|meta| PageDirectives::is_robots_meta(&meta.name, is_crawler))
+        .collect();
+    tracing::debug!(bytes_read = ?read.bytes_read, robots_meta = read.meta.len(), "page head");
+    read
+}
+
+/// A body that failed mid-way: the analysis's deadline, or the site.
+fn body_failure(
+    read: &mut HeadRead,
+    error: FetchError,
+    url: &Url,
+    run: &Run<'_>,
+    operation: &fetch::Operation,
+) {
+    match run.budget_cut(&error, operation) {
+        Some(reason) => read.cut = Some(reason),
+        None => {
+            read.failure = Some(RequestFailed {
+                url: url.clone(),
+                source: error,
+            })
+        }
+    }
+}
+
+fn page_report(target: &Url, obtained: Obtained, head: HeadRead) -> PageReport {
     let directives = PageDirectives::read(
-        x_robots_tag.iter().map(String::as_str),
-        meta.iter()
+        head.x_robots_tag.iter().map(String::as_str),
+        head.meta
+            .iter()
             .map(|meta| (meta.name.as_str(), meta.content.as_str())),
         is_crawler,
     );
+    let failure = obtained.failure.or(head.failure);
     PageReport {
         url: Some(target.clone()),
         path: Some(target[url::Position::BeforePath..].to_owned()),
-        requested: response.is_some() || obeyed.error.is_some() || !obeyed.redirects.is_empty(),
-        skipped: obeyed.skipped,
-        status: response.and_then(|response| StatusCode::from_u16(response.status).ok()),
-        final_url: obeyed.final_url,
-        redirects: obeyed.redirects,
-        content_type,
-        x_robots_tag,
-        meta,
+        requested: obtained.requested,
+        skipped: obtained.skipped,
+        status: head.status,
+        final_url: obtained.final_url,
+        redirects: obtained.redirects,
+        content_type: head.content_type,
+        x_robots_tag: head.x_robots_tag,
+        meta: head.meta,
         directives,
-        error: obeyed.error.map(|error| error.to_string()),
+        bytes_read: head.bytes_read,
+        error: failure.as_ref().map(RequestFailed::message),
+        error_kind: failure.as_ref().map(RequestFailed::kind),
     }
 }
 
@@ -75,10 +164,11 @@ pub(crate) fn page_findings(
     };
     let url = url.as_str();
     if let Some(error) = &page.error {
-        findings.push(Finding::new(
-            CheckId::PageUnreachable,
-            Evidence::text(error).at_url(url),
-        ));
+        let finding = Finding::new(CheckId::PageUnreachable, Evidence::text(error).at_url(url));
+        findings.push(match page.error_kind {
+            Some(kind) => finding.with("failure", kind),
+            None => finding,
+        });
     } else if let Some(code) = page.status.filter(|code| code.as_u16() >= 400) {
         findings.push(
             Finding::new(CheckId::PageUnreachable, Evidence::url(url))
@@ -99,7 +189,9 @@ fn not_checked(page: &PageReport, url: &str) -> Option<Finding> {
     let reason = page.skipped.as_ref()?;
     let redirected = page.requested;
     let worth_it = match reason {
-        SkipReason::CrawlDelayBudget { .. } => true,
+        SkipReason::CrawlDelayBudget { .. }
+        | SkipReason::AnalysisBudget { .. }
+        | SkipReason::TimeBudget { .. } => true,
         SkipReason::RobotsUnreachable { .. } | SkipReason::Disallowed { .. } => redirected,
         _ => false,
     };

@@ -68,15 +68,20 @@ impl fmt::Display for Finding {
     }
 }
 
-/// How a failed request is described, by its failure kind (`net::FailureKind`, snake case).
+/// How a failed request is described, by its failure kind: `fetch::ErrorKind`'s stable names,
+/// and the names reports stored before (`connect`, `malformed`).
 fn failure(kind: &str) -> &'static str {
     match kind {
         "dns" => "the host name does not resolve",
         "timeout" => "the request timed out",
         "connect" => "the connection failed",
+        "connect_refused" => "the connection was refused",
+        "connection_reset" => "the connection was reset",
         "tls" => "TLS failed",
         "address_refused" => "the address is not public and was not contacted",
-        "malformed" => "the answer is not valid HTTP",
+        "malformed" | "malformed_response" => "the answer is not valid HTTP",
+        "unsupported_encoding" => "the answer uses a content coding that was not asked for",
+        "redirect" => "a redirect could not be followed",
         _ => "the request failed",
     }
 }
@@ -184,6 +189,9 @@ fn too_large(finding: &Finding) -> Option<String> {
 
 fn syntax_title(finding: &Finding) -> Option<String> {
     Some(match finding.id {
+        CheckId::SyntaxBom if finding.flag("partial") => {
+            "the file starts with an incomplete UTF-8 byte order mark".to_owned()
+        }
         CheckId::SyntaxBom => "the file starts with a UTF-8 byte order mark".to_owned(),
         CheckId::SyntaxInvalidUtf8 => "the line is not valid UTF-8".to_owned(),
         CheckId::SyntaxLongLine => format!(
@@ -228,8 +236,39 @@ fn syntax_title(finding: &Finding) -> Option<String> {
             finding.text("value")?,
             finding.text("token")?
         ),
+        CheckId::SyntaxStarredUserAgent => starred_user_agent(finding)?,
+        CheckId::SyntaxAgentListSplit => agent_list_split(finding)?,
         _ => return rule_syntax_title(finding),
     })
+}
+
+/// Both readings of a `User-agent: *name*` line.
+fn starred_user_agent(finding: &Finding) -> Option<String> {
+    let value = finding.text("value")?;
+    let rules = finding.number("rules")?;
+    let effect = if finding.flag("disallows_all") {
+        ", shutting every crawler out of the whole site".to_owned()
+    } else {
+        format!(" ({rules} rule(s))")
+    };
+    Some(format!(
+        "User-agent: {value} names no crawler for RFC 9309 parsers, Google and JittyBot; \
+         parsers that read only its leading * apply its rules to every crawler{effect}"
+    ))
+}
+
+/// Both readings of a `User-agent` line after a `Crawl-delay`.
+fn agent_list_split(finding: &Finding) -> Option<String> {
+    Some(format!(
+        "JittyBot reads User-agent: {} as a group of its own (the Crawl-delay on line {} \
+         ends the list above), so its {} rule(s) apply to it alone; RFC 9309 parsers and \
+         Google add it to the group of line {} (User-agent: {}), which then gets them too",
+        finding.text("agent")?,
+        finding.number("crawl_delay_line")?,
+        finding.number("rules")?,
+        finding.number("group_line")?,
+        finding.list("group_agents")?.join(", ")
+    ))
 }
 
 fn rule_syntax_title(finding: &Finding) -> Option<String> {
@@ -423,9 +462,10 @@ fn invalid_sitemap(finding: &Finding) -> Option<String> {
 
 fn page_title(finding: &Finding) -> Option<String> {
     Some(match finding.id {
-        CheckId::PageUnreachable => match finding.number("status") {
-            Some(status) => format!("the page answers {status}"),
-            None => "the page could not be fetched".to_owned(),
+        CheckId::PageUnreachable => match (finding.number("status"), finding.text("failure")) {
+            (Some(status), _) => format!("the page answers {status}"),
+            (None, Some(kind)) => format!("the page could not be fetched: {}", failure(kind)),
+            (None, None) => "the page could not be fetched".to_owned(),
         },
         CheckId::PageNotChecked => {
             let reason = skipped(finding)?;

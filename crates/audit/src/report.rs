@@ -6,6 +6,7 @@
 //! [`crate::CheckId::Unknown`]). `tests/stored_report.rs` loads a committed report of each
 //! version.
 
+use fetch::ErrorKind;
 use http::StatusCode;
 use jiff::Timestamp;
 use page::directives::PageDirectives;
@@ -43,7 +44,22 @@ pub enum RobotsStatus {
     Provided,
 }
 
-/// One redirect followed.
+impl From<fetch::RobotsOutcome> for RobotsStatus {
+    /// The fetcher's status table, in the report's words. A fresh fetch sends no validators,
+    /// so it never gets `NotModified`; were it to, nothing usable came back.
+    fn from(outcome: fetch::RobotsOutcome) -> RobotsStatus {
+        match outcome {
+            fetch::RobotsOutcome::Rules => RobotsStatus::Rules,
+            fetch::RobotsOutcome::NoFile => RobotsStatus::NoFile,
+            fetch::RobotsOutcome::BackingOff => RobotsStatus::RateLimited,
+            fetch::RobotsOutcome::Unreachable | fetch::RobotsOutcome::NotModified => {
+                RobotsStatus::Unreachable
+            }
+        }
+    }
+}
+
+/// One redirect followed (stored in the report's own shape, whatever the fetcher's becomes).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Hop {
     /// The URL requested.
@@ -73,7 +89,7 @@ pub struct RobotsReport {
     pub redirects: Vec<Hop>,
     /// The `Content-Type`.
     pub content_type: Option<String>,
-    /// Bytes of the body kept (at most [`Limits::robots_max_bytes`](crate::Limits)).
+    /// Bytes of the body kept (at most [`fetch::ROBOTS_TXT_MAX_BYTES`]).
     pub size: usize,
     /// Whether the body was longer than the limit and was cut.
     pub truncated: bool,
@@ -85,6 +101,14 @@ pub struct RobotsReport {
     pub x_robots_tag: Vec<String>,
     /// Why the request failed, if it did.
     pub error: Option<String>,
+    /// What kind of failure [`RobotsReport::error`] is (absent from reports before it was
+    /// recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_kind: Option<ErrorKind>,
+    /// A `Retry-After` sent with a 429 or 5xx answer, in seconds, as honoured: within
+    /// [`fetch::MIN_RETRY_AFTER`] and [`fetch::MAX_RETRY_AFTER`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_after_s: Option<u64>,
     /// The file's shape, when it was read as rules.
     pub summary: Option<FileSummary>,
     /// The bot's crawl-delay on this site, in seconds, if set.
@@ -117,8 +141,15 @@ pub enum SkipReason {
         /// The budget in effect, in milliseconds.
         budget_ms: u64,
     },
-    /// It would start after the sitemap time budget.
+    /// It would start after the sitemap time budget, or it was started and the budget ran
+    /// out before it finished.
     TimeBudget {
+        /// The budget in effect, in milliseconds.
+        budget_ms: u64,
+    },
+    /// The analysis's overall budget ([`crate::limits::ANALYSIS_BUDGET`]) ran out before the
+    /// request could start or finish.
+    AnalysisBudget {
         /// The budget in effect, in milliseconds.
         budget_ms: u64,
     },
@@ -160,6 +191,11 @@ impl std::fmt::Display for SkipReason {
                 "not started within the {} sitemap budget",
                 seconds(*budget_ms)
             ),
+            SkipReason::AnalysisBudget { budget_ms } => write!(
+                f,
+                "the {} budget of the whole analysis ran out",
+                seconds(*budget_ms)
+            ),
             SkipReason::TooManySitemaps { max } => {
                 write!(f, "only the first {max} sitemaps are checked")
             }
@@ -196,8 +232,16 @@ pub struct PageReport {
     pub meta: Vec<MetaTag>,
     /// The directives they carry.
     pub directives: PageDirectives,
+    /// Body bytes read (decoded): the reading stops where the HTML tokenizer ends the head,
+    /// or at [`crate::limits::PAGE_MAX_BYTES`] (absent from reports before it was recorded,
+    /// and when no body was read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_read: Option<u64>,
     /// Why the request failed, if it did.
     pub error: Option<String>,
+    /// What kind of failure [`PageReport::error`] is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_kind: Option<ErrorKind>,
 }
 
 /// What the start of a sitemap looks like.
@@ -244,6 +288,9 @@ pub struct SitemapReport {
     pub redirects: Vec<Hop>,
     /// Why the request failed, if it did.
     pub error: Option<String>,
+    /// What kind of failure [`SitemapReport::error`] is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_kind: Option<ErrorKind>,
 }
 
 /// What a request was for.
@@ -267,7 +314,8 @@ pub struct RequestRecord {
     pub url: Url,
     /// What for.
     pub purpose: Purpose,
-    /// When it started (or would have), in ms since the analysis began.
+    /// When it was sent (or would have been), in ms since the analysis began, by the wall
+    /// clock.
     pub at_ms: u64,
     /// How long the bot waited before it for the crawl-delay, in ms.
     pub waited_ms: u64,
@@ -276,6 +324,9 @@ pub struct RequestRecord {
     pub status: Option<StatusCode>,
     /// Why it failed, if it did.
     pub error: Option<String>,
+    /// What kind of failure [`RequestRecord::error`] is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_kind: Option<ErrorKind>,
     /// Why it was not made, if it was not.
     pub skipped: Option<SkipReason>,
 }
@@ -336,7 +387,9 @@ impl PageReport {
             x_robots_tag: Vec::new(),
             meta: Vec::new(),
             directives: PageDirectives::default(),
+            bytes_read: None,
             error: None,
+            error_kind: None,
         }
     }
 }
@@ -356,6 +409,17 @@ impl SitemapReport {
             final_url: None,
             redirects: Vec::new(),
             error: None,
+            error_kind: None,
+        }
+    }
+}
+
+impl From<&fetch::RedirectHop> for Hop {
+    fn from(hop: &fetch::RedirectHop) -> Hop {
+        Hop {
+            url: hop.url.clone(),
+            status: hop.status,
+            location: hop.location.clone(),
         }
     }
 }

@@ -24,7 +24,9 @@ use crate::finding::Finding;
 ///
 /// 2: a robots.txt answering an unexpected status (3xx without `Location`, 1xx, 6xx and above)
 /// or redirecting too many times or in a loop is critical, as the bot disallows everything.
-pub const SCORING_VERSION: &str = "2";
+/// 3: two new warnings, for lines crawlers read in two ways: a `Crawl-delay` splitting a list
+/// of `User-agent` lines, and a `User-agent: *name*`.
+pub const SCORING_VERSION: &str = "3";
 /// The score of a file with no deducting finding.
 pub const MAX_SCORE: u8 = 100;
 /// A check deducts for at most this many of its findings.

@@ -1,16 +1,15 @@
 //! The declared sitemaps, requested as the bot does: what answered and what looks like one.
 
-use http::StatusCode;
+use fetch::{Deadline, Operation};
 use robots::{RobotsTxt, Sitemap};
-use tokio::time::Instant;
 use url::Url;
 
 use crate::catalogue::CheckId;
 use crate::collect::Findings;
+use crate::error::RequestFailed;
 use crate::finding::{Evidence, Finding};
-use crate::net::Transport;
 use crate::report::{Purpose, SitemapKind, SitemapReport, SkipReason};
-use crate::run::{millis, Obeyed, Run};
+use crate::run::{Obtained, Run};
 
 /// Recognises a sitemap from its first bytes.
 pub fn sniff_sitemap(body: &[u8]) -> Option<SitemapKind> {
@@ -36,14 +35,18 @@ pub fn sniff_sitemap(body: &[u8]) -> Option<SitemapKind> {
     (text.starts_with(b"http://") || text.starts_with(b"https://")).then_some(SitemapKind::TextList)
 }
 
-/// Requests the declared sitemaps within the limits, recording each, and reports on them.
-pub(crate) async fn check_sitemaps<T: Transport>(
-    run: &mut Run<'_, T>,
+/// Step 3: the declared sitemaps, one at a time within the limits, each recorded and
+/// reported on. The phase has its own deadline ([`crate::limits::SITEMAP_TIME_BUDGET`] from
+/// its start, within the analysis's), and shares the analysis's crawl-delay budget.
+pub(crate) async fn check_sitemaps(
+    run: &mut Run<'_>,
     robots: &RobotsTxt,
     findings: &mut Findings,
 ) -> Vec<SitemapReport> {
+    let phase = run
+        .operation
+        .narrowed(Deadline::after(run.limits.sitemap_time_budget));
     let mut reports = Vec::new();
-    let deadline = Instant::now().checked_add(run.limits.sitemap_time_budget);
     for (index, sitemap) in robots.sitemaps().iter().enumerate() {
         let url = Url::parse(&sitemap.url).ok();
         let report = match url {
@@ -54,17 +57,11 @@ pub(crate) async fn check_sitemaps<T: Transport>(
                 skip(run, url.as_ref(), sitemap, reason)
             }
             None => SitemapReport::skipped(&sitemap.url, sitemap.line, SkipReason::InvalidUrl),
-            Some(_) if deadline.is_some_and(|deadline| Instant::now() >= deadline) => {
-                let reason = SkipReason::TimeBudget {
-                    budget_ms: millis(run.limits.sitemap_time_budget),
-                };
-                skip(run, url.as_ref(), sitemap, reason)
+            Some(url) if phase.deadline.is_expired() => {
+                let reason = run.deadline_reason(&phase);
+                skip(run, Some(&url), sitemap, reason)
             }
-            Some(url) => {
-                let limit = run.limits.sitemap_read_bytes;
-                let obeyed = run.obey(url, Purpose::Sitemap, limit, None, deadline).await;
-                sitemap_report(sitemap, &obeyed)
-            }
+            Some(url) => read_sitemap(run, &url, sitemap, &phase).await,
         };
         if let Some(finding) = sitemap_finding(&report) {
             findings.push(finding);
@@ -78,39 +75,82 @@ pub(crate) async fn check_sitemaps<T: Transport>(
 }
 
 /// A sitemap not requested, recorded as a skipped request when it has a URL.
-fn skip<T: Transport>(
-    run: &mut Run<'_, T>,
+fn skip(
+    run: &mut Run<'_>,
     url: Option<&Url>,
     sitemap: &Sitemap,
     reason: SkipReason,
 ) -> SitemapReport {
     if let Some(url) = url {
-        run.record_skip(url, Purpose::Sitemap, reason.clone());
+        run.record_skip(url, Purpose::Sitemap, &reason);
     }
     SitemapReport::skipped(&sitemap.url, sitemap.line, reason)
 }
 
-fn sitemap_report(sitemap: &Sitemap, obeyed: &Obeyed) -> SitemapReport {
-    let response = obeyed.response.as_ref();
-    let answered = response.is_some_and(|r| (200..300).contains(&r.status));
-    let kind = response
-        .filter(|_| answered)
-        .and_then(|r| sniff_sitemap(&r.body));
+/// What a sitemap answered: its status, type and first bytes (none when the body failed).
+struct Answer {
+    status: http::StatusCode,
+    content_type: Option<String>,
+    start: Option<Vec<u8>>,
+}
+
+/// Requests one sitemap and reads the start of its body.
+async fn read_sitemap(
+    run: &mut Run<'_>,
+    url: &Url,
+    sitemap: &Sitemap,
+    phase: &Operation,
+) -> SitemapReport {
+    let cap = run.limits.sitemap_read_bytes;
+    let mut obtained = run.request(url, Purpose::Sitemap, cap, phase).await;
+    let Some(fetched) = obtained.response.take() else {
+        return sitemap_report(sitemap, obtained, None);
+    };
+    let fetched = *fetched;
+    let content_type = fetched
+        .head
+        .headers
+        .get(http::header::CONTENT_TYPE)
+        .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned());
+    let mut answer = Answer {
+        status: fetched.head.status,
+        content_type,
+        start: None,
+    };
+    match fetched.body.read_to_end(None).await {
+        Ok(body) => answer.start = Some(body.bytes),
+        Err(error) => match run.budget_cut(&error, phase) {
+            Some(reason) => obtained.skipped = Some(reason),
+            None => {
+                obtained.failure = Some(RequestFailed {
+                    url: fetched.url,
+                    source: error,
+                })
+            }
+        },
+    }
+    sitemap_report(sitemap, obtained, Some(answer))
+}
+
+fn sitemap_report(sitemap: &Sitemap, obtained: Obtained, answer: Option<Answer>) -> SitemapReport {
+    let status = answer.as_ref().map(|answer| answer.status);
+    let start = answer.as_ref().and_then(|answer| answer.start.as_deref());
+    let answered = status.is_some_and(|status| status.is_success()) && start.is_some();
+    let kind = start.filter(|_| answered).and_then(sniff_sitemap);
     SitemapReport {
         url: sitemap.url.clone(),
         line: sitemap.line,
-        requested: response.is_some() || obeyed.error.is_some(),
-        skipped: obeyed.skipped.clone(),
+        requested: obtained.requested,
+        skipped: obtained.skipped,
         answered,
-        status: response.and_then(|r| StatusCode::from_u16(r.status).ok()),
-        content_type: response
-            .and_then(|r| r.header("content-type"))
-            .map(str::to_owned),
+        status,
+        content_type: answer.and_then(|answer| answer.content_type),
         looks_like_sitemap: answered.then_some(kind.is_some()),
         kind,
-        final_url: obeyed.final_url.clone(),
-        redirects: obeyed.redirects.clone(),
-        error: obeyed.error.as_ref().map(ToString::to_string),
+        final_url: obtained.final_url,
+        redirects: obtained.redirects,
+        error: obtained.failure.as_ref().map(RequestFailed::message),
+        error_kind: obtained.failure.as_ref().map(RequestFailed::kind),
     }
 }
 
@@ -157,7 +197,8 @@ fn hosts_unreachable(reports: &[SitemapReport]) -> Option<Finding> {
     for report in reports {
         let host_failed = report.error.is_some()
             || matches!(report.skipped, Some(SkipReason::RobotsUnreachable { .. }));
-        let tried_it = host_failed || report.requested;
+        // A sitemap cut by a budget says nothing about its host.
+        let tried_it = host_failed || (report.requested && report.skipped.is_none());
         if !tried_it {
             continue;
         }

@@ -497,3 +497,85 @@ fn scores_are_pinned() {
     let findings = audit("User-agent: *\nDisallow /x\nFoo: bar\n");
     assert!(findings.windows(2).all(|w| w[0].severity <= w[1].severity));
 }
+
+#[test]
+fn a_crawl_delay_between_user_agents_is_shown_with_both_readings() {
+    // The interpretation page's media example: two groups for JittyBot, one for others.
+    let body = format!(
+        "User-agent: JittyBot\nCrawl-delay: 5\nUser-agent: JittyBot-Image\nCrawl-delay: 30\nDisallow: /media/staff-photos/\n{SITEMAP}"
+    );
+    let finding = expect(&body, CheckId::SyntaxAgentListSplit, Some(3));
+    assert_eq!(finding.severity, Severity::Warning);
+    assert_eq!(finding.evidence.related_lines, vec![1, 2]);
+    let title = finding.title();
+    assert!(
+        title.contains("JittyBot reads User-agent: JittyBot-Image as a group of its own"),
+        "{title}"
+    );
+    assert!(
+        title.contains("Google add it to the group of line 1 (User-agent: JittyBot)"),
+        "{title}"
+    );
+    assert!(title.contains("its 1 rule(s)"), "{title}");
+    // Agents listed together, or separated by a rule, are read alike by everyone.
+    absent(
+        "User-agent: a\nUser-agent: b\nCrawl-delay: 5\nDisallow: /x\n",
+        CheckId::SyntaxAgentListSplit,
+    );
+    absent(
+        "User-agent: a\nDisallow: /y\nUser-agent: b\nDisallow: /x\n",
+        CheckId::SyntaxAgentListSplit,
+    );
+}
+
+#[test]
+fn a_starred_user_agent_is_shown_with_both_readings() {
+    let body =
+        format!("User-agent: *libwww*\nDisallow: /\n\nUser-agent: *\nDisallow: /admin\n{SITEMAP}");
+    let finding = expect(&body, CheckId::SyntaxStarredUserAgent, Some(1));
+    assert_eq!(finding.severity, Severity::Warning);
+    assert_eq!(finding.text("name"), Some("libwww"));
+    let title = finding.title();
+    assert!(
+        title.starts_with(
+            "User-agent: *libwww* names no crawler for RFC 9309 parsers, Google and JittyBot"
+        ),
+        "{title}"
+    );
+    assert!(
+        title.contains("shutting every crawler out of the whole site"),
+        "{title}"
+    );
+    // As JittyBot reads it, the site is open: no whole-site block is reported.
+    absent(&body, CheckId::LogicBlocksAll);
+    let narrow = expect(
+        "User-agent: *OrkashBot*\nDisallow: /private\n",
+        CheckId::SyntaxStarredUserAgent,
+        Some(1),
+    );
+    assert!(
+        narrow.title().ends_with("to every crawler (1 rule(s))"),
+        "{}",
+        narrow.title()
+    );
+    // `*` followed only by what cannot be a token is the global group, as meant.
+    absent(
+        "User-agent: *;\nDisallow: /x\n",
+        CheckId::SyntaxStarredUserAgent,
+    );
+}
+
+#[test]
+fn empty_rules_are_told_apart_by_their_kind() {
+    let allow = expect(
+        "User-agent: *\n  aLLow:\n",
+        CheckId::SyntaxEmptyAllow,
+        Some(2),
+    );
+    assert_eq!(allow.severity, Severity::Notice);
+    expect(
+        "User-agent: *\nDisallow:\n",
+        CheckId::SyntaxEmptyDisallow,
+        Some(2),
+    );
+}

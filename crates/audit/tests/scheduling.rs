@@ -1,16 +1,20 @@
-//! The fetch rules of one analysis, on tokio's paused clock with a scripted transport:
-//! which requests are made, in which order, when, and which are skipped.
+//! The fetch rules of one analysis, on tokio's paused clock with the fetcher's scripted web
+//! (`fetch::testing`, the one seam both bots' tests script): which requests are made, in
+//! which order, when, and which are skipped, read from the web's request log.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
+use std::ops::Deref;
+use std::sync::Arc;
 use std::time::Duration;
 
+use audit::crawlers::BOT_TOKEN;
 use audit::limits::{
-    CRAWL_DELAY_BUDGET, MAX_SITEMAPS_CHECKED, SITEMAP_READ_BYTES, SITEMAP_TIME_BUDGET,
+    ANALYSIS_BUDGET, CRAWL_DELAY_BUDGET, MAX_SITEMAPS_CHECKED, SITEMAP_READ_BYTES,
+    SITEMAP_TIME_BUDGET,
 };
-use audit::net::{GetRequest, HttpResponse, Transport, TransportError};
 use audit::report::{Purpose, RobotsStatus, SkipReason};
 use audit::{analyze, Analysis, CheckId, Grade};
+use fetch::testing::{Reply, ScriptedWeb};
+use fetch::{Cause, FetchConfig, FetchError, Fetcher};
 use tokio::time::Instant;
 use url::Url;
 
@@ -18,124 +22,91 @@ fn url(text: &str) -> Url {
     Url::parse(text).expect("a test URL")
 }
 
-#[derive(Clone)]
-struct Scripted {
-    response: Result<HttpResponse, TransportError>,
-    delay: Duration,
-}
-
-/// A transport answering from a table, recording (url, when, cap) of every request.
+/// A scripted web and a fetcher on it as RobotsTxtParser; derefs to the fetcher, so
+/// `analyze(&fake, ..)` runs on it.
 struct Fake {
     started: Instant,
-    routes: HashMap<String, Scripted>,
-    log: Mutex<Vec<(String, Duration, usize)>>,
+    web: Arc<ScriptedWeb>,
+    fetcher: Fetcher,
+}
+
+impl Deref for Fake {
+    type Target = Fetcher;
+
+    fn deref(&self) -> &Fetcher {
+        &self.fetcher
+    }
 }
 
 impl Fake {
     fn new() -> Fake {
+        let web = ScriptedWeb::new();
+        let fetcher = web.fetcher_with(FetchConfig::new(
+            BOT_TOKEN,
+            "https://robotstxtparser.example/bot",
+        ));
         Fake {
             started: Instant::now(),
-            routes: HashMap::new(),
-            log: Mutex::new(Vec::new()),
+            web,
+            fetcher,
         }
     }
 
+    fn reply(self, url: &str, reply: Reply) -> Fake {
+        self.web.route(url, reply);
+        self
+    }
+
     fn route(
-        mut self,
+        self,
         url: &str,
         status: u16,
         headers: &[(&str, &str)],
         body: impl AsRef<[u8]>,
     ) -> Fake {
-        self.routes.insert(
-            url.to_owned(),
-            Scripted {
-                response: Ok(HttpResponse {
-                    status,
-                    headers: headers
-                        .iter()
-                        .map(|(n, v)| (n.to_ascii_lowercase(), (*v).to_owned()))
-                        .collect(),
-                    body: body.as_ref().to_vec(),
-                    truncated: false,
-                }),
-                delay: Duration::ZERO,
-            },
-        );
-        self
+        let mut reply = Reply::status(status).body(body);
+        for (name, value) in headers {
+            reply = reply.header(name, value);
+        }
+        self.reply(url, reply)
     }
 
     fn robots(self, url: &str, body: &str) -> Fake {
-        self.route(url, 200, &[("Content-Type", "text/plain")], body)
+        self.reply(url, Reply::robots_txt(body))
     }
 
-    fn slow(mut self, url: &str, delay: Duration) -> Fake {
-        if let Some(route) = self.routes.get_mut(url) {
-            route.delay = delay;
+    fn slow(
+        self,
+        url: &str,
+        status: u16,
+        headers: &[(&str, &str)],
+        body: &str,
+        delay: Duration,
+    ) -> Fake {
+        let mut reply = Reply::status(status).body(body).delay(delay);
+        for (name, value) in headers {
+            reply = reply.header(name, value);
         }
-        self
+        self.reply(url, reply)
     }
 
-    fn fail(mut self, url: &str, kind: audit::net::FailureKind) -> Fake {
-        self.routes.insert(
-            url.to_owned(),
-            Scripted {
-                response: Err(TransportError {
-                    kind,
-                    message: "scripted failure".into(),
-                }),
-                delay: Duration::ZERO,
-            },
-        );
-        self
+    fn fail(self, url: &str, error: FetchError) -> Fake {
+        self.reply(url, Reply::fail(error))
     }
 
     fn requested(&self) -> Vec<String> {
-        self.log
-            .lock()
-            .unwrap()
+        self.web
+            .requests()
             .iter()
-            .map(|(url, _, _)| url.clone())
+            .map(|logged| logged.url.to_string())
             .collect()
     }
 
     fn when(&self, url: &str) -> Option<Duration> {
-        self.log
-            .lock()
-            .unwrap()
-            .iter()
-            .find(|(u, _, _)| u == url)
-            .map(|(_, at, _)| *at)
-    }
-}
-
-impl Transport for Fake {
-    fn get(
-        &self,
-        request: GetRequest,
-    ) -> impl std::future::Future<Output = Result<HttpResponse, TransportError>> + Send {
-        let url = request.url.to_string();
-        self.log.lock().unwrap().push((
-            url.clone(),
-            self.started.elapsed(),
-            request.max_body_bytes,
-        ));
-        let scripted = self.routes.get(&url).cloned();
-        async move {
-            let Some(scripted) = scripted else {
-                return Ok(HttpResponse {
-                    status: 404,
-                    ..HttpResponse::default()
-                });
-            };
-            tokio::time::sleep(scripted.delay).await;
-            let mut response = scripted.response?;
-            if response.body.len() > request.max_body_bytes {
-                response.body.truncate(request.max_body_bytes);
-                response.truncated = true;
-            }
-            Ok(response)
-        }
+        self.web
+            .requests_to(url)
+            .first()
+            .map(|logged| logged.at.duration_since(self.started))
     }
 }
 
@@ -214,7 +185,10 @@ async fn server_error_stops_page_and_sitemaps() {
 async fn network_failure_is_unreachable() {
     let fake = Fake::new().fail(
         "https://example.test/robots.txt",
-        audit::net::FailureKind::Dns,
+        FetchError::Dns {
+            host: "example.test".into(),
+            source: Cause::message("scripted failure"),
+        },
     );
     let analysis = analyze(&fake, &url("https://example.test/")).await.unwrap();
     assert!(has(&analysis, CheckId::FetchUnreachable));
@@ -297,30 +271,23 @@ async fn a_redirect_into_a_disallowed_path_is_not_followed() {
 #[tokio::test(start_paused = true)]
 async fn at_most_ten_sitemaps_read_two_kilobytes_each() {
     let mut robots = String::from("User-agent: *\nDisallow:\n");
+    // A sitemap whose <urlset> starts after the first 2 KiB is not recognised: only they
+    // are read.
+    let late_urlset = format!("<!--{}--><urlset></urlset>", "x".repeat(SITEMAP_READ_BYTES));
     let mut fake = Fake::new().route("https://example.test/", 200, HTML, "<head></head>");
     for i in 0..12 {
         robots.push_str(&format!("Sitemap: https://example.test/s{i}.xml\n"));
-        fake = fake.route(
-            &format!("https://example.test/s{i}.xml"),
-            200,
-            XML,
-            "x".repeat(10_000),
-        );
+        let body = if i == 0 { late_urlset.as_str() } else { URLSET };
+        fake = fake.route(&format!("https://example.test/s{i}.xml"), 200, XML, body);
     }
     let fake = fake.robots("https://example.test/robots.txt", &robots);
     let analysis = analyze(&fake, &url("https://example.test/")).await.unwrap();
-    let sitemap_requests: Vec<_> = fake
-        .log
-        .lock()
-        .unwrap()
-        .iter()
-        .filter(|(url, _, _)| url.contains("/s"))
-        .map(|(_, _, cap)| *cap)
-        .collect();
-    assert_eq!(sitemap_requests.len(), MAX_SITEMAPS_CHECKED);
-    assert!(sitemap_requests
-        .iter()
-        .all(|cap| *cap == SITEMAP_READ_BYTES));
+    let sitemap_requests = fake
+        .requested()
+        .into_iter()
+        .filter(|url| url.contains("/s"))
+        .count();
+    assert_eq!(sitemap_requests, MAX_SITEMAPS_CHECKED);
     assert_eq!(analysis.sitemaps.len(), 12);
     assert_eq!(
         analysis.sitemaps[10].skipped,
@@ -331,45 +298,45 @@ async fn at_most_ten_sitemaps_read_two_kilobytes_each() {
         Some(SkipReason::TooManySitemaps { max: 10 })
     );
     assert_eq!(analysis.sitemaps[0].looks_like_sitemap, Some(false));
+    assert_eq!(analysis.sitemaps[1].looks_like_sitemap, Some(true));
     assert!(has(&analysis, CheckId::SitemapNotASitemap));
     assert!(has(&analysis, CheckId::SitemapNotChecked));
 }
 
 #[tokio::test(start_paused = true)]
-async fn no_sitemap_starts_after_twenty_seconds() {
+async fn no_sitemap_runs_past_twenty_seconds() {
     let mut robots = String::from("User-agent: *\nDisallow:\n");
     let mut fake = Fake::new().route("https://example.test/", 200, HTML, "<head></head>");
     for i in 0..5 {
         let url = format!("https://example.test/s{i}.xml");
         robots.push_str(&format!("Sitemap: {url}\n"));
-        fake = fake
-            .route(&url, 200, XML, URLSET)
-            .slow(&url, Duration::from_secs(7));
+        fake = fake.slow(&url, 200, XML, URLSET, Duration::from_secs(7));
     }
     let fake = fake.robots("https://example.test/robots.txt", &robots);
     let analysis = analyze(&fake, &url("https://example.test/")).await.unwrap();
-    // Starts at 0, 7 and 14 s into the sitemap phase; the one at 21 s is skipped.
+    // Started at 0, 7 and 14 s into the sitemap phase; the third is cut at 20 s, and no
+    // other starts.
     let first = fake.when("https://example.test/s0.xml").unwrap();
     assert_eq!(
         fake.when("https://example.test/s2.xml").unwrap() - first,
         Duration::from_secs(14)
     );
     assert!(fake.when("https://example.test/s3.xml").is_none());
-    assert_eq!(
-        analysis.sitemaps[3].skipped,
-        Some(SkipReason::TimeBudget { budget_ms: 20_000 })
-    );
-    assert_eq!(
-        analysis.sitemaps[4].skipped,
-        Some(SkipReason::TimeBudget { budget_ms: 20_000 })
-    );
-    assert!(SITEMAP_TIME_BUDGET < Duration::from_secs(21));
-    let skipped: Vec<_> = analysis
+    let budget = Some(SkipReason::TimeBudget { budget_ms: 20_000 });
+    assert_eq!(analysis.sitemaps[0].looks_like_sitemap, Some(true));
+    assert!(analysis.sitemaps[2].requested);
+    assert_eq!(analysis.sitemaps[2].skipped, budget);
+    assert_eq!(analysis.sitemaps[2].error, None);
+    assert_eq!(analysis.sitemaps[3].skipped, budget);
+    assert_eq!(analysis.sitemaps[4].skipped, budget);
+    assert!(!has(&analysis, CheckId::SitemapUnreachable));
+    assert!(Duration::from_millis(analysis.duration_ms) <= first + SITEMAP_TIME_BUDGET);
+    let skipped = analysis
         .requests
         .iter()
-        .filter(|r| r.skipped == Some(SkipReason::TimeBudget { budget_ms: 20_000 }))
-        .collect();
-    assert_eq!(skipped.len(), 2);
+        .filter(|r| r.skipped == budget)
+        .count();
+    assert_eq!(skipped, 2);
 }
 
 #[tokio::test(start_paused = true)]
@@ -606,7 +573,7 @@ async fn robots_fetch_problems() {
     fake = fake.robots("https://a.test/robots.txt", &big);
     let analysis = analyze(&fake, &url("https://a.test/")).await.unwrap();
     assert!(analysis.robots.truncated);
-    assert_eq!(analysis.robots.size, audit::limits::ROBOTS_MAX_BYTES);
+    assert_eq!(analysis.robots.size, fetch::ROBOTS_TXT_MAX_BYTES);
     assert!(has(&analysis, CheckId::FetchTooLarge));
 }
 
@@ -636,4 +603,153 @@ async fn invalid_targets_are_refused() {
     let fake = Fake::new();
     assert!(analyze(&fake, &url("ftp://example.test/")).await.is_err());
     assert!(fake.requested().is_empty());
+}
+
+/// The hostile server of issue 7: robots.txt behind a chain of redirects, each answered just
+/// under the per-hop limit (20 s to the first byte), the file at the end of it after 76 s.
+fn slow_redirect_chain() -> Fake {
+    let mut fake = Fake::new();
+    for hop in 0..4 {
+        let from = match hop {
+            0 => "https://slow.test/robots.txt".to_owned(),
+            n => format!("https://slow.test/r{n}"),
+        };
+        let to = format!("/r{}", hop + 1);
+        fake = fake.reply(
+            &from,
+            Reply::redirect(301, &to).delay(Duration::from_secs(19)),
+        );
+    }
+    fake.reply(
+        "https://slow.test/r4",
+        Reply::robots_txt("User-agent: *\nAllow: /\n").delay(Duration::from_secs(19)),
+    )
+    .route("https://slow.test/", 200, HTML, "<head></head>")
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_slow_redirect_chain_gets_the_verdict_of_jittybot_robots_within_the_budget() {
+    let target = url("https://slow.test/");
+    // `jittybot robots` fetches with fetch::fetch_robots_txt.
+    let alone = slow_redirect_chain();
+    let fetched = fetch::fetch_robots_txt(&alone, &target).await.unwrap();
+    let tokens = robots::ProductTokens::new([BOT_TOKEN]).unwrap();
+    let verdict = fetched.verdict(target.as_str(), &tokens);
+    assert_eq!(fetched.outcome, fetch::RobotsOutcome::Unreachable);
+    assert!(!verdict.allowed);
+
+    let fake = slow_redirect_chain();
+    let analysis = analyze(&fake, &target).await.unwrap();
+    assert_eq!(analysis.robots.outcome, RobotsStatus::Unreachable);
+    assert_eq!(analysis.grade, Grade::F);
+    assert!(!analysis.page.requested);
+    assert!(
+        fake.when("https://slow.test/").is_none(),
+        "the page is never asked for"
+    );
+    // From the web's log: nothing was asked after the budget; four hops went out, the fifth
+    // (at 76 s) never did.
+    let log = fake.web.requests();
+    assert_eq!(log.len(), 4, "{:?}", fake.requested());
+    let last = log
+        .last()
+        .map(|logged| logged.at.duration_since(fake.started));
+    assert!(last.is_some_and(|at| at < ANALYSIS_BUDGET));
+    assert!(Duration::from_millis(analysis.duration_ms) <= ANALYSIS_BUDGET);
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_page_download_stops_at_the_end_of_the_head() {
+    // The head ends in the first chunk; a thousand more follow, one a second.
+    let chunk = "<html><head><meta name=\"robots\" content=\"noindex\"></head><body>";
+    let fake = Fake::new()
+        .robots(
+            "https://drip.test/robots.txt",
+            "User-agent: *\nDisallow: /x\n",
+        )
+        .reply(
+            "https://drip.test/",
+            Reply::ok().header("content-type", "text/html").drip(
+                chunk.as_bytes(),
+                Duration::from_secs(1),
+                1000,
+            ),
+        );
+    let analysis = analyze(&fake, &url("https://drip.test/")).await.unwrap();
+    assert_eq!(analysis.page.meta.len(), 1);
+    assert!(has(&analysis, CheckId::PageNoindex));
+    assert_eq!(analysis.page.error, None);
+    assert_eq!(analysis.page.bytes_read, Some(chunk.len() as u64));
+    assert!(
+        analysis.duration_ms <= 2_000,
+        "read one chunk, not a thousand: {} ms",
+        analysis.duration_ms
+    );
+}
+
+fn refused(host: &str) -> FetchError {
+    FetchError::AddressRefused {
+        host: host.into(),
+        address: std::net::IpAddr::from([127, 0, 0, 1]),
+        range: fetch::RefusedRange::Loopback,
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_site_whose_address_is_refused_is_not_graded() {
+    let fake = Fake::new().fail("https://inside.test/robots.txt", refused("inside.test"));
+    let error = analyze(&fake, &url("https://inside.test/"))
+        .await
+        .expect_err("no report for a site never contacted");
+    assert_eq!(error.kind(), audit::AnalysisErrorKind::NotContacted);
+    assert!(!error.is_retryable());
+    let source = std::error::Error::source(&error).map(ToString::to_string);
+    assert!(source.is_some_and(|s| s.contains("loopback")));
+
+    // A site that answers and sends robots.txt to a refused address was contacted: graded.
+    let fake = Fake::new()
+        .reply(
+            "https://outside.test/robots.txt",
+            Reply::redirect(301, "https://inside.test/robots.txt"),
+        )
+        .fail("https://inside.test/robots.txt", refused("inside.test"));
+    let analysis = analyze(&fake, &url("https://outside.test/")).await.unwrap();
+    assert_eq!(analysis.robots.outcome, RobotsStatus::Unreachable);
+    assert_eq!(
+        analysis.robots.error_kind,
+        Some(fetch::ErrorKind::AddressRefused)
+    );
+    assert!(has(&analysis, CheckId::FetchUnreachable));
+}
+
+#[tokio::test(start_paused = true)]
+async fn retry_after_is_reported_as_honoured() {
+    let fake = Fake::new().reply(
+        "https://busy.test/robots.txt",
+        Reply::status(429).header("retry-after", "99999999999999999999999"),
+    );
+    let analysis = analyze(&fake, &url("https://busy.test/")).await.unwrap();
+    assert_eq!(analysis.robots.outcome, RobotsStatus::RateLimited);
+    assert_eq!(
+        analysis.robots.retry_after_s,
+        Some(fetch::MAX_RETRY_AFTER.as_secs())
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn credentials_in_the_url_are_neither_sent_nor_reported() {
+    let fake = Fake::new()
+        .robots("https://a.test/robots.txt", "User-agent: *\nDisallow: /x\n")
+        .route("https://a.test/", 200, HTML, "<head></head>");
+    let analysis = analyze(&fake, &url("https://user:secret@a.test/"))
+        .await
+        .unwrap();
+    assert_eq!(analysis.page.status.map(|s| s.as_u16()), Some(200));
+    let json = serde_json::to_string(&analysis).unwrap();
+    assert!(!json.contains("secret"), "{json}");
+    assert!(fake
+        .web
+        .requests()
+        .iter()
+        .all(|logged| !logged.headers.contains_key("authorization")));
 }

@@ -29,7 +29,23 @@ enum Command {
     CrawlStatus(cmd::crawl::StatusArgs),
 }
 
+/// Logs to standard error what `RUST_LOG` asks for (`RUST_LOG=audit=debug,fetch=debug`):
+/// spans per analysis, step, request, hop and robots.txt fetch. Nothing without it.
+fn init_tracing() {
+    if std::env::var_os("RUST_LOG").is_none() {
+        return;
+    }
+    let subscriber = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .finish();
+    // Only fails when a subscriber is already set, which then keeps logging.
+    let _ = tracing::subscriber::set_global_default(subscriber);
+}
+
 fn main() -> ExitCode {
+    init_tracing();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {

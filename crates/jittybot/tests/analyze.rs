@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{jittybot, reach};
+use common::{jittybot, jittybot_with_env, reach, slow_redirect_chain, stderr, stdout};
 use testweb::{Reply, TestWeb};
 
 const TYPO: &str = "User-agent: *\nDissallow: /private\nDisallow: /tmp/\n";
@@ -91,4 +91,76 @@ async fn it_exits_2_when_it_cannot_run() {
     assert_eq!(missing.status.code(), Some(2));
     let bad = jittybot(&["analyze", "ftp://example.com/"], None);
     assert_eq!(bad.status.code(), Some(2));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_refused_address_gets_no_grade() {
+    let web = TestWeb::start().await;
+    web.site("inside.test")
+        .path("/robots.txt")
+        .respond(Reply::robots_txt("User-agent: *\nAllow: /\n"));
+    let mut args = vec!["analyze".to_owned(), web.http_url("inside.test", "/")];
+    args.extend(reach(&web, "inside.test"));
+    args.retain(|arg| arg != "--allow-private-addresses");
+    let output = jittybot(&args, None);
+    assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
+    assert!(!stdout(&output).contains("Grade"), "{}", stdout(&output));
+    assert!(output.stdout.is_empty());
+    let message = stderr(&output);
+    assert!(message.contains("not contacted"), "{message}");
+    assert!(message.contains("loopback"), "{message}");
+    assert!(web.requests().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn robots_and_analyze_agree_on_a_slow_redirect_chain_and_the_analysis_keeps_its_budget() {
+    let web = TestWeb::start().await;
+    slow_redirect_chain(&web, "slow.test");
+    let mut robots = vec!["robots".to_owned(), web.http_url("slow.test", "/")];
+    robots.extend(reach(&web, "slow.test"));
+    robots.extend(["--timeout".to_owned(), "1".to_owned()]);
+    let verdict = jittybot(&robots, None);
+    assert_eq!(verdict.status.code(), Some(1), "{}", stdout(&verdict));
+    assert!(stdout(&verdict).contains("outcome:     unreachable"));
+    web.clear_requests();
+
+    let mut analyze = vec![
+        "analyze".to_owned(),
+        web.http_url("slow.test", "/"),
+        "--json".to_owned(),
+    ];
+    analyze.extend(reach(&web, "slow.test"));
+    analyze.extend(["--timeout".to_owned(), "1".to_owned()]);
+    let output = jittybot(&analyze, None);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON report");
+    assert_eq!(report["robots"]["outcome"], "unreachable");
+    assert_eq!(report["page"]["requested"], false);
+    // The budget bounds the requests; auditing what came back takes a few more ms.
+    let took = report["duration_ms"].as_u64().unwrap_or(u64::MAX);
+    assert!(took <= 1_250, "{took} ms");
+    // From the web's log: the page was never asked for, nothing arrived past the budget.
+    assert!(web.requests_to("slow.test", "/").is_empty());
+    let log = web.requests();
+    let first = log.first().map(|request| request.at).expect("requests");
+    assert!(log
+        .iter()
+        .all(|request| request.at.duration_since(first) < std::time::Duration::from_secs(1)));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn rust_log_traces_the_analysis() {
+    let web = TestWeb::start().await;
+    web.site("traced.test")
+        .path("/robots.txt")
+        .respond(Reply::robots_txt("User-agent: *\nDisallow: /x\n"));
+    let mut args = vec!["analyze".to_owned(), web.http_url("traced.test", "/")];
+    args.extend(reach(&web, "traced.test"));
+    let output = jittybot_with_env(&args, None, &[("RUST_LOG", "audit=debug")]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let log = stderr(&output);
+    assert!(log.contains("analysis{url=http://traced.test:"), "{log}");
+    assert!(log.contains("robots.txt outcome=rules"), "{log}");
+    let quiet = jittybot(&args, None);
+    assert!(quiet.stderr.is_empty(), "{}", stderr(&quiet));
 }

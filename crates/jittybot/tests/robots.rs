@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{jittybot, reach};
+use common::{jittybot, reach, slow_redirect_chain, stderr, stdout};
 use testweb::{Reply, TestWeb};
 
 fn robots_args(web: &TestWeb, host: &str, path: &str, extra: &[&str]) -> Vec<String> {
@@ -76,10 +76,48 @@ async fn private_addresses_are_refused_without_the_opt_in() {
     let mut args = robots_args(&web, "inside.test", "/", &[]);
     args.retain(|arg| arg != "--allow-private-addresses");
     let output = jittybot(&args, None);
-    assert_ne!(output.status.code(), Some(0));
+    // Not "disallowed" (1): the site said nothing; the refusal is an error (2).
+    assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
+    assert!(output.stdout.is_empty(), "{}", stdout(&output));
+    let message = stderr(&output);
+    assert!(message.contains("not contacted"), "{message}");
+    assert!(message.contains("loopback"), "{message}");
+    assert!(message.contains("--allow-private-addresses"), "{message}");
     assert!(
         web.requests().is_empty(),
         "no request may reach a refused address"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn retry_after_is_shown_as_honoured() {
+    let web = TestWeb::start().await;
+    web.site("busy.test")
+        .path("/robots.txt")
+        .respond(Reply::status(429).header("Retry-After", "99999999999999999999999"));
+    let output = jittybot(&robots_args(&web, "busy.test", "/", &[]), None);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(text.contains("(Retry-After 86400 s)"), "{text}");
+    let output = jittybot(&robots_args(&web, "busy.test", "/", &["--json"]), None);
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(report["retry_after_seconds"], 86_400);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_slow_redirect_chain_is_unreachable_within_the_timeout() {
+    let web = TestWeb::start().await;
+    slow_redirect_chain(&web, "slow.test");
+    let output = jittybot(
+        &robots_args(&web, "slow.test", "/", &["--timeout", "1"]),
+        None,
+    );
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(text.contains("outcome:     unreachable"), "{text}");
+    assert!(
+        web.requests_to("slow.test", "/r5").is_empty(),
+        "cut before the file"
     );
 }
 

@@ -4,18 +4,15 @@
 
 use std::collections::{HashMap, HashSet};
 
-use robots::{
-    AgentRules, DiagnosticKind, GroupSelection, RobotsTxt, Rule, RuleKind, UserAgentProduct,
-};
+use robots::{AgentRules, GroupSelection, RobotsTxt, Rule, RuleKind, UserAgentProduct};
 
 use crate::catalogue::CheckId;
 use crate::collect::Findings;
 use crate::crawlers::{self, CrawlerAccess, Purpose, CRAWLERS};
 use crate::finding::{Evidence, Finding};
-use crate::source::Source;
 
-use super::rules::{group_param, rule_set, RulesByLine, MAX_RULES_COMPARED};
-use super::{FileContext, MAX_RELATED_LINES};
+use super::rules::{group_param, merged_rules, rule_set, MAX_RULES_COMPARED};
+use super::{line_text, FileContext, MAX_RELATED_LINES};
 
 /// A named token as first spelled, with the lines of the groups naming it.
 struct NamedToken {
@@ -62,22 +59,11 @@ fn named_tokens(robots: &RobotsTxt) -> (Vec<NamedToken>, Vec<usize>) {
 
 /// Whether a group holds an empty `Disallow:` (the allow-all idiom).
 fn group_has_empty_disallow(robots: &RobotsTxt, group_index: usize) -> bool {
-    let groups = robots.groups();
-    let Some(group) = groups.get(group_index) else {
-        return false;
-    };
-    let end = groups
-        .get(group_index + 1)
-        .map_or(usize::MAX, |next| next.line);
-    robots.diagnostics().iter().any(|diagnostic| {
-        diagnostic.kind == DiagnosticKind::EmptyRule
-            && diagnostic.line > group.line
-            && diagnostic.line < end
-            && diagnostic
-                .text
-                .trim_start()
-                .to_ascii_lowercase()
-                .starts_with("disallow")
+    robots.groups().get(group_index).is_some_and(|group| {
+        group
+            .empty_rules
+            .iter()
+            .any(|rule| rule.kind == RuleKind::Disallow)
     })
 }
 
@@ -93,37 +79,30 @@ fn sample_url(rule: &Rule) -> Option<String> {
 
 pub(super) fn logic(
     robots: &RobotsTxt,
-    source: &Source<'_>,
     context: &FileContext<'_>,
     table: &[CrawlerAccess],
     findings: &mut Findings,
 ) {
     let (tokens, global_groups) = named_tokens(robots);
-    let by_line = RulesByLine::new(robots);
     let global = robots.global_rules();
-    duplicate_groups(robots, source, &tokens, &global_groups, findings);
+    duplicate_groups(robots, &tokens, &global_groups, findings);
     if *global.group() == GroupSelection::Global {
-        rule_set(&global, &by_line, source, findings);
+        rule_set(robots, &global, findings);
     }
     for token in &tokens {
-        rule_set(
-            &crawlers::rules_for_tokens(robots, &[token.spelling.as_str()]),
-            &by_line,
-            source,
-            findings,
-        );
+        let rules = crawlers::rules_for_tokens(robots, &[token.spelling.as_str()]);
+        rule_set(robots, &rules, findings);
     }
-    dropped_global_rules(robots, source, &tokens, &by_line, findings);
-    whole_site(robots, source, table, findings);
-    resources(robots, source, &by_line, findings);
+    dropped_global_rules(robots, &tokens, findings);
+    whole_site(robots, table, findings);
+    resources(robots, findings);
     if let Some(page) = context.page {
-        page_rules(robots, source, page, findings);
+        page_rules(robots, page, findings);
     }
 }
 
 fn duplicate_groups(
     robots: &RobotsTxt,
-    source: &Source<'_>,
     tokens: &[NamedToken],
     global_groups: &[usize],
     findings: &mut Findings,
@@ -132,7 +111,7 @@ fn duplicate_groups(
         findings.push(
             Finding::new(
                 CheckId::LogicDuplicateGroup,
-                Evidence::line(line, source.text(line)).with_related([first]),
+                Evidence::line(line, line_text(robots, line)).with_related([first]),
             )
             .with("token", token)
             .with("first_line", first),
@@ -157,12 +136,11 @@ fn duplicate_groups(
 
 /// The `*` group's disallow rules that decide for a sample URL of their own.
 fn deciding_global_disallows<'r>(
+    robots: &'r RobotsTxt,
     global: &AgentRules,
-    by_line: &RulesByLine<'r>,
 ) -> Vec<(&'r Rule, String)> {
     let mut distinct = HashSet::new();
-    by_line
-        .of(global)
+    merged_rules(robots, global)
         .into_iter()
         .filter(|rule| rule.kind == RuleKind::Disallow && distinct.insert(rule.canonical_pattern()))
         .take(MAX_RULES_COMPARED)
@@ -178,19 +156,13 @@ fn deciding_global_disallows<'r>(
 
 /// Named groups that silently drop the `*` rules (a crawler with a group of its own never
 /// reads `*`).
-fn dropped_global_rules(
-    robots: &RobotsTxt,
-    source: &Source<'_>,
-    tokens: &[NamedToken],
-    by_line: &RulesByLine<'_>,
-    findings: &mut Findings,
-) {
+fn dropped_global_rules(robots: &RobotsTxt, tokens: &[NamedToken], findings: &mut Findings) {
     let global = robots.global_rules();
     // Under an allow-list (* may fetch nothing), named groups differ on purpose.
     if *global.group() == GroupSelection::Global && !global.check("/").allowed {
         return;
     }
-    let global_disallows = deciding_global_disallows(&global, by_line);
+    let global_disallows = deciding_global_disallows(robots, &global);
     if global_disallows.is_empty() {
         return;
     }
@@ -221,7 +193,7 @@ fn dropped_global_rules(
             findings.push(
                 Finding::new(
                     CheckId::LogicDropsGlobalRules,
-                    Evidence::line(line, source.text(line))
+                    Evidence::line(line, line_text(robots, line))
                         .with_related(dropped.iter().take(MAX_RELATED_LINES).map(|rule| rule.line)),
                 )
                 .with("token", &token.spelling)
@@ -235,12 +207,7 @@ fn dropped_global_rules(
 
 /// The whole site closed: to every crawler, to the major search engines, to minor ones by
 /// name.
-fn whole_site(
-    robots: &RobotsTxt,
-    source: &Source<'_>,
-    table: &[CrawlerAccess],
-    findings: &mut Findings,
-) {
+fn whole_site(robots: &RobotsTxt, table: &[CrawlerAccess], findings: &mut Findings) {
     let global = robots.global_rules();
     let majors: Vec<(&'static str, AgentRules)> = CRAWLERS
         .iter()
@@ -256,7 +223,10 @@ fn whole_site(
         } else {
             CheckId::LogicBlocksAll
         };
-        findings.push(Finding::new(id, Evidence::line(line, source.text(line))));
+        findings.push(Finding::new(
+            id,
+            Evidence::line(line, line_text(robots, line)),
+        ));
         return;
     }
     for (token, rules) in &majors {
@@ -265,7 +235,7 @@ fn whole_site(
             findings.push(
                 Finding::new(
                     CheckId::LogicSearchEngineBlocked,
-                    Evidence::line(rule.line, source.text(rule.line)),
+                    Evidence::line(rule.line, line_text(robots, rule.line)),
                 )
                 .with("crawler", token)
                 .with("group", group_param(decision.group)),
@@ -288,7 +258,7 @@ fn whole_site(
         findings.push(
             Finding::new(
                 CheckId::PolicySearchEngineBlocked,
-                Evidence::line(*line, source.text(*line))
+                Evidence::line(*line, line_text(robots, *line))
                     .with_related(minor_blocked.iter().map(|(_, line)| *line)),
             )
             .with("crawlers", names),
@@ -297,17 +267,11 @@ fn whole_site(
 }
 
 /// Stylesheets and scripts Googlebot may not fetch.
-fn resources(
-    robots: &RobotsTxt,
-    source: &Source<'_>,
-    by_line: &RulesByLine<'_>,
-    findings: &mut Findings,
-) {
+fn resources(robots: &RobotsTxt, findings: &mut Findings) {
     let Some(google) = crawlers::find("Googlebot").map(|c| crawlers::rules_for(robots, c)) else {
         return;
     };
-    let resource_rules = by_line
-        .of(&google)
+    let resource_rules = merged_rules(robots, &google)
         .into_iter()
         .filter(|rule| rule.kind == RuleKind::Disallow)
         .filter_map(|rule| resource_probe(&rule.canonical_pattern()).map(|probe| (rule, probe)))
@@ -321,7 +285,7 @@ fn resources(
             findings.push(
                 Finding::new(
                     CheckId::LogicResourcesBlocked,
-                    Evidence::line(rule.line, source.text(rule.line)),
+                    Evidence::line(rule.line, line_text(robots, rule.line)),
                 )
                 .with("url", probe),
             );
@@ -369,7 +333,7 @@ fn resource_probe(canonical: &str) -> Option<String> {
 }
 
 /// The analysed page, disallowed for `*` or a major search engine, or for the bot only.
-fn page_rules(robots: &RobotsTxt, source: &Source<'_>, page: &str, findings: &mut Findings) {
+fn page_rules(robots: &RobotsTxt, page: &str, findings: &mut Findings) {
     let mut blocked_for: Vec<&str> = Vec::new();
     let mut first_rule = None;
     for crawler in CRAWLERS.iter().filter(|crawler| crawler.major) {
@@ -409,11 +373,14 @@ fn page_rules(robots: &RobotsTxt, source: &Source<'_>, page: &str, findings: &mu
         }
     };
     findings.push(
-        Finding::new(id, Evidence::line(line, source.text(line)).at_url(page))
-            .with("page", page)
-            .with("crawlers", blocked_for)
-            .with("kind", kind.to_string())
-            .with("pattern", pattern),
+        Finding::new(
+            id,
+            Evidence::line(line, line_text(robots, line)).at_url(page),
+        )
+        .with("page", page)
+        .with("crawlers", blocked_for)
+        .with("kind", kind.to_string())
+        .with("pattern", pattern),
     );
 }
 

@@ -2,6 +2,7 @@
 
 mod logic;
 mod policy;
+mod readings;
 mod rules;
 mod sitemaps;
 mod syntax;
@@ -14,7 +15,6 @@ use crate::catalogue::CheckId;
 use crate::collect::{Findings, Omitted};
 use crate::crawlers::{self, CrawlerAccess};
 use crate::finding::{Evidence, Finding};
-use crate::source::Source;
 
 pub use rules::MAX_RULES_COMPARED;
 pub use syntax::LONG_LINE_BYTES;
@@ -86,7 +86,6 @@ pub(crate) fn audit_parsed(
     table: &[CrawlerAccess],
     findings: &mut Findings,
 ) {
-    let source = Source::new(body);
     if body.iter().all(u8::is_ascii_whitespace) {
         findings.push(Finding::new(CheckId::FetchEmpty, Evidence::default()));
     } else if let Some(kind) = looks_like_html(body) {
@@ -94,15 +93,24 @@ pub(crate) fn audit_parsed(
             HtmlKind::Challenge => CheckId::FetchChallenge,
             HtmlKind::Page => CheckId::FetchHtml,
         };
-        findings.push(Finding::new(id, Evidence::line(1, source.text(1))));
+        findings.push(Finding::new(id, Evidence::line(1, line_text(robots, 1))));
         // The markup's lines are all invalid: listing them would only be noise.
         return;
     }
-    syntax::syntax(robots, &source, context, findings);
-    syntax::long_lines(&source, findings);
-    logic::logic(robots, &source, context, table, findings);
-    sitemaps::sitemaps(robots, &source, context, findings);
+    syntax::syntax(robots, context, findings);
+    syntax::long_lines(robots, findings);
+    logic::logic(robots, context, table, findings);
+    sitemaps::sitemaps(robots, context, findings);
     policy::crawler_policy(table, findings);
+}
+
+/// Line `number` as the engine numbers it, as text (invalid UTF-8 replaced, trimmed), or an
+/// empty string past the last line: the evidence of a finding quotes the line as written.
+pub(crate) fn line_text(robots: &RobotsTxt, number: usize) -> String {
+    robots
+        .line(number)
+        .map(|raw| String::from_utf8_lossy(raw).trim().to_owned())
+        .unwrap_or_default()
 }
 
 /// The shape of a parsed file, as reported.

@@ -8,7 +8,8 @@ use robots::{AgentRules, GroupSelection, RobotsTxt, Rule, RuleKind};
 use crate::catalogue::CheckId;
 use crate::collect::Findings;
 use crate::finding::{Evidence, Finding};
-use crate::source::Source;
+
+use super::line_text;
 
 /// A group with more rules than this is not searched for shadowed or redundant rules (the
 /// comparison is quadratic), and at most this many rules of a group are probed for the other
@@ -25,36 +26,20 @@ pub(super) fn group_param(selection: &GroupSelection) -> &str {
 }
 
 /// A finding at a rule's line, naming the rule (`kind`, `pattern`).
-pub(super) fn at_rule(id: CheckId, source: &Source<'_>, rule: &Rule) -> Finding {
-    Finding::new(id, Evidence::line(rule.line, source.text(rule.line)))
+pub(super) fn at_rule(id: CheckId, robots: &RobotsTxt, rule: &Rule) -> Finding {
+    Finding::new(id, Evidence::line(rule.line, line_text(robots, rule.line)))
         .with("kind", rule.kind.to_string())
         .with("pattern", &rule.pattern)
 }
 
-/// The file's rules by line, to get from the engine's borrowed rules back to [`Rule`]s.
-pub(super) struct RulesByLine<'r> {
-    rules: HashMap<usize, &'r Rule>,
-}
-
-impl<'r> RulesByLine<'r> {
-    pub(super) fn new(robots: &'r RobotsTxt) -> RulesByLine<'r> {
-        let rules = robots
-            .groups()
-            .iter()
-            .flat_map(|group| group.rules.iter())
-            .map(|rule| (rule.line, rule))
-            .collect();
-        RulesByLine { rules }
-    }
-
-    /// A crawler's merged rules, most specific first (the engine's matching order).
-    pub(super) fn of(&self, agent: &AgentRules) -> Vec<&'r Rule> {
-        agent
-            .rules()
-            .into_iter()
-            .filter_map(|rule| self.rules.get(&rule.line).copied())
-            .collect()
-    }
+/// A crawler's merged rules as the full parse's [`Rule`]s, most specific first (the
+/// engine's matching order).
+pub(super) fn merged_rules<'r>(robots: &'r RobotsTxt, agent: &AgentRules) -> Vec<&'r Rule> {
+    agent
+        .rules()
+        .iter()
+        .filter_map(|rule| robots.rule_of(rule))
+        .collect()
 }
 
 /// The literal a pattern matches at least, and whether it is anchored with `$`. Only for
@@ -107,15 +92,10 @@ fn beats(winner: &Rule, loser: &Rule) -> bool {
 }
 
 /// Checks one crawler's merged rules: identical, repeated, shadowed and redundant rules.
-pub(super) fn rule_set(
-    rules: &AgentRules,
-    by_line: &RulesByLine<'_>,
-    source: &Source<'_>,
-    findings: &mut Findings,
-) {
-    let merged = by_line.of(rules);
+pub(super) fn rule_set(robots: &RobotsTxt, rules: &AgentRules, findings: &mut Findings) {
+    let merged = merged_rules(robots, rules);
     let group = group_param(rules.group());
-    repeated(&merged, group, source, findings);
+    repeated(robots, &merged, group, findings);
     if merged.len() > MAX_RULES_COMPARED {
         findings.push(
             Finding::new(CheckId::AuditLimited, Evidence::default())
@@ -137,14 +117,14 @@ pub(super) fn rule_set(
         })
         .collect();
     for narrow in compiled.iter().filter(|rule| rule.probe.is_some()) {
-        if let Some(finding) = never_decides(narrow, &compiled, source) {
+        if let Some(finding) = never_decides(robots, narrow, &compiled) {
             findings.push(finding);
         }
     }
 }
 
 /// Rules repeated, or the same path both allowed and disallowed, in file order.
-fn repeated(merged: &[&Rule], group: &str, source: &Source<'_>, findings: &mut Findings) {
+fn repeated(robots: &RobotsTxt, merged: &[&Rule], group: &str, findings: &mut Findings) {
     let mut by_pattern: HashMap<String, Vec<&Rule>> = HashMap::new();
     let mut in_file_order: Vec<&Rule> = merged.to_vec();
     in_file_order.sort_by_key(|rule| rule.line);
@@ -154,10 +134,10 @@ fn repeated(merged: &[&Rule], group: &str, source: &Source<'_>, findings: &mut F
         let opposite = earlier.iter().find(|other| other.kind != rule.kind);
         let finding = match (same, opposite) {
             (Some(same), _) => Some(
-                at_rule(CheckId::LogicRuleRepeated, source, rule).with("other_line", same.line),
+                at_rule(CheckId::LogicRuleRepeated, robots, rule).with("other_line", same.line),
             ),
             (None, Some(opposite)) => Some(
-                at_rule(CheckId::LogicAllowDisallowSame, source, rule)
+                at_rule(CheckId::LogicAllowDisallowSame, robots, rule)
                     .with("other_line", opposite.line)
                     .with("other_kind", opposite.kind.to_string()),
             ),
@@ -179,9 +159,9 @@ fn repeated(merged: &[&Rule], group: &str, source: &Source<'_>, findings: &mut F
 /// Whether `narrow` never decides: another rule always beats it (shadowed, or redundant when
 /// of the same kind), or a broader rule of its kind covers it with no exception in between.
 fn never_decides(
+    robots: &RobotsTxt,
     narrow: &Compiled<'_>,
     compiled: &[Compiled<'_>],
-    source: &Source<'_>,
 ) -> Option<Finding> {
     let different = |broad: &&Compiled<'_>| broad.canonical != narrow.canonical;
     let winner = compiled
@@ -213,7 +193,7 @@ fn never_decides(
     } else {
         CheckId::LogicRuleShadowed
     };
-    let mut finding = at_rule(id, source, narrow.rule)
+    let mut finding = at_rule(id, robots, narrow.rule)
         .with("always_wins", always_wins)
         .with("other_line", other.rule.line)
         .with("other_kind", other.rule.kind.to_string())

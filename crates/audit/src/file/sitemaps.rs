@@ -9,9 +9,8 @@ use crate::catalogue::CheckId;
 use crate::collect::Findings;
 use crate::crawlers::{self, CRAWLERS};
 use crate::finding::{Evidence, Finding};
-use crate::source::Source;
 
-use super::FileContext;
+use super::{line_text, FileContext};
 
 /// Scheme, host and port of a URL.
 pub(crate) fn origin(url: &Url) -> (String, String, Option<u16>) {
@@ -22,12 +21,7 @@ pub(crate) fn origin(url: &Url) -> (String, String, Option<u16>) {
     )
 }
 
-pub(super) fn sitemaps(
-    robots: &RobotsTxt,
-    source: &Source<'_>,
-    context: &FileContext<'_>,
-    findings: &mut Findings,
-) {
+pub(super) fn sitemaps(robots: &RobotsTxt, context: &FileContext<'_>, findings: &mut Findings) {
     let declared = robots.sitemaps();
     if declared.is_empty() && !findings.has(&CheckId::SitemapInvalidUrl) {
         findings.push(Finding::new(CheckId::SitemapNone, Evidence::default()));
@@ -38,7 +32,7 @@ pub(super) fn sitemaps(
         let at_line = |id: CheckId| {
             Finding::new(
                 id,
-                Evidence::line(sitemap.line, source.text(sitemap.line)).at_url(&sitemap.url),
+                Evidence::line(sitemap.line, line_text(robots, sitemap.line)).at_url(&sitemap.url),
             )
         };
         if let Some(first) = seen.get(sitemap.url.as_str()) {

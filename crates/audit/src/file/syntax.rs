@@ -1,14 +1,14 @@
 //! Syntax: lines crawlers ignore or read differently.
 
-use robots::{Diagnostic, DiagnosticKind, RobotsTxt};
+use robots::{Diagnostic, DiagnosticKind, RobotsTxt, RuleKind};
 
 use crate::catalogue::CheckId;
 use crate::collect::Findings;
 use crate::finding::{Evidence, Finding};
-use crate::source::Source;
 
+use super::readings::{agent_list_split, empty_rule_kind, starred_user_agent, user_agent_at};
 use super::sitemaps::invalid_sitemap;
-use super::FileContext;
+use super::{line_text, FileContext};
 
 /// Lines longer than this many bytes are cut by Google's parser (2,083 × 8).
 pub const LONG_LINE_BYTES: usize = 16_664;
@@ -102,14 +102,9 @@ fn edit_distance(a: &str, b: &str) -> usize {
     previous[b.len()]
 }
 
-pub(super) fn syntax(
-    robots: &RobotsTxt,
-    source: &Source<'_>,
-    context: &FileContext<'_>,
-    findings: &mut Findings,
-) {
+pub(super) fn syntax(robots: &RobotsTxt, context: &FileContext<'_>, findings: &mut Findings) {
     for diagnostic in robots.diagnostics() {
-        if let Some(finding) = diagnostic_finding(robots, source, context, diagnostic) {
+        if let Some(finding) = diagnostic_finding(robots, context, diagnostic) {
             findings.push(finding);
         }
     }
@@ -119,7 +114,7 @@ pub(super) fn syntax(
                 findings.push(
                     Finding::new(
                         CheckId::SyntaxRegex,
-                        Evidence::line(rule.line, source.text(rule.line)),
+                        Evidence::line(rule.line, line_text(robots, rule.line)),
                     )
                     .with("regex", regex)
                     .with("pattern", &rule.pattern),
@@ -132,27 +127,22 @@ pub(super) fn syntax(
 /// The finding a diagnostic of the engine makes, if any.
 fn diagnostic_finding(
     robots: &RobotsTxt,
-    source: &Source<'_>,
     context: &FileContext<'_>,
     diagnostic: &Diagnostic,
 ) -> Option<Finding> {
     let line = diagnostic.line;
-    let at_line = |id: CheckId| Finding::new(id, Evidence::line(line, source.text(line)));
+    let at_line = |id: CheckId| Finding::new(id, Evidence::line(line, line_text(robots, line)));
     Some(match &diagnostic.kind {
-        DiagnosticKind::ByteOrderMark => Finding::new(
-            CheckId::SyntaxBom,
-            Evidence {
-                line: Some(1),
-                ..Evidence::default()
-            },
-        ),
+        DiagnosticKind::ByteOrderMark => bom(false),
+        DiagnosticKind::PartialByteOrderMark => bom(true),
         DiagnosticKind::InvalidUtf8 => at_line(CheckId::SyntaxInvalidUtf8),
         DiagnosticKind::TruncatedAtLimit { ignored_bytes } => {
             too_large(robots, context, line, *ignored_bytes)
         }
         DiagnosticKind::UnknownField { field } => field_finding(field, at_line),
         DiagnosticKind::UserAgentNotAToken { token } => {
-            let value = field_value(source, line);
+            let value = user_agent_at(robots, line)
+                .map_or_else(|| field_value(robots, line), |agent| agent.value.clone());
             let full_string = value.contains('(')
                 || value.contains(';')
                 || value.to_ascii_lowercase().starts_with("mozilla/");
@@ -163,15 +153,17 @@ fn diagnostic_finding(
             };
             finding.with("token", token)
         }
-        DiagnosticKind::EmptyRule => {
-            if source.text(line).to_ascii_lowercase().starts_with("allow") {
-                at_line(CheckId::SyntaxEmptyAllow)
-            } else {
-                at_line(CheckId::SyntaxEmptyDisallow)
-            }
-        }
+        DiagnosticKind::EmptyRule => match empty_rule_kind(robots, line) {
+            Some(RuleKind::Allow) => at_line(CheckId::SyntaxEmptyAllow),
+            _ => at_line(CheckId::SyntaxEmptyDisallow),
+        },
+        DiagnosticKind::StarredUserAgent { name } => starred_user_agent(robots, line, name),
+        DiagnosticKind::AgentListSplitByCrawlDelay {
+            group_line,
+            crawl_delay_line,
+        } => agent_list_split(robots, line, *group_line, *crawl_delay_line),
         DiagnosticKind::PatternNotAPath => {
-            let lower = source.text(line).to_ascii_lowercase();
+            let lower = line_text(robots, line).to_ascii_lowercase();
             at_line(CheckId::SyntaxPatternNotAPath).with(
                 "full_url",
                 lower.contains("http://") || lower.contains("https://"),
@@ -179,10 +171,26 @@ fn diagnostic_finding(
         }
         DiagnosticKind::SitemapNotAbsolute => invalid_sitemap(
             at_line(CheckId::SitemapInvalidUrl),
-            &field_value(source, line),
+            &field_value(robots, line),
         ),
         kind => at_line(simple_check(kind)?),
     })
+}
+
+/// A byte order mark opened the file (`partial`: only its first one or two bytes).
+fn bom(partial: bool) -> Finding {
+    let finding = Finding::new(
+        CheckId::SyntaxBom,
+        Evidence {
+            line: Some(1),
+            ..Evidence::default()
+        },
+    );
+    if partial {
+        finding.with("partial", true)
+    } else {
+        finding
+    }
 }
 
 /// A file longer than the engine reads, reported at the first line not read.
@@ -244,8 +252,8 @@ fn field_finding(field: &str, at_line: impl Fn(CheckId) -> Finding) -> Finding {
 }
 
 /// The value of line `line` (after the first colon, before a comment), trimmed.
-fn field_value(source: &Source<'_>, line: usize) -> String {
-    let text = source.text(line);
+fn field_value(robots: &RobotsTxt, line: usize) -> String {
+    let text = line_text(robots, line);
     let text = text.split('#').next().unwrap_or_default();
     text.split_once(':')
         .map(|(_, value)| value.trim().to_owned())
@@ -281,8 +289,8 @@ fn regex_syntax(pattern: &str) -> Option<&'static str> {
     None
 }
 
-pub(super) fn long_lines(source: &Source<'_>, findings: &mut Findings) {
-    for (line, raw) in source.iter() {
+pub(super) fn long_lines(robots: &RobotsTxt, findings: &mut Findings) {
+    for (line, raw) in robots.lines() {
         if raw.len() > LONG_LINE_BYTES {
             findings.push(
                 Finding::new(

@@ -1,367 +1,292 @@
-//! The network run of one analysis: robots.txt first, then each request only where the rules of
-//! its host allow it, paced by the crawl-delay, redirects followed hop by hop.
+//! The network run of one analysis, on the fetcher's polite pipeline (`fetch::Polite`, the
+//! one both bots use): robots.txt first, fresh and memoised for the analysis
+//! (`Policy::FreshPerOperation`); then each request only where the rules of its host allow it
+//! (another host's robots.txt is read first), paced by the bot's crawl-delay within the wait
+//! budget, redirects followed hop by hop, all under one deadline for the whole analysis.
 
-mod pacer;
+pub(crate) mod records;
 
-use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
-use http::StatusCode;
-use robots::{AgentRules, RobotsTxt};
+use fetch::{
+    ErrorKind, FetchError, Fetched, Fetcher, Operation, Outcome, PaceSkip, Pacer, PacerConfig,
+    Policy, Polite, PoliteRequest, Request, RobotsCache, RobotsFetch, ScopeOrigins, TimeoutPhase,
+};
+use jiff::Timestamp;
+use robots::ProductTokens;
 use tokio::time::Instant;
+use tracing::Instrument;
 use url::Url;
 
-use crate::crawlers;
+use crate::crawlers::BOT_TOKENS;
+use crate::error::{AnalysisError, RequestFailed};
 use crate::limits::Limits;
-use crate::net::{GetRequest, HttpResponse, Transport, TransportError};
-use crate::report::{Hop, Purpose, RequestRecord, RobotsStatus, SkipReason};
+use crate::report::{Hop, Purpose, RequestRecord, SkipReason};
 
-pub(crate) use pacer::{millis, Pacer};
+use records::End;
 
-/// The rules of one origin, as read during the analysis.
-#[derive(Debug, Clone)]
-pub(crate) enum HostRules {
-    Rules(Box<RobotsTxt>),
-    NoFile,
-    Unreachable,
+/// The bot's product tokens, as every request of the analysis names them.
+const BOT: &ProductTokens = &BOT_TOKENS;
+
+/// `duration` in whole milliseconds, as reports store durations.
+pub(crate) fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
-/// A robots.txt fetch, following redirects.
-pub(crate) struct RobotsFetched {
-    pub(crate) robots_url: Url,
-    pub(crate) response: Option<HttpResponse>,
+/// What one request of the analysis came to.
+pub(crate) struct Obtained {
+    /// The final response, its body still to be read.
+    pub(crate) response: Option<Box<Fetched>>,
+    /// Whether anything was sent.
+    pub(crate) requested: bool,
+    /// Where the request ended: the answer's URL, the redirect target not followed, or the
+    /// URL whose request failed.
     pub(crate) final_url: Option<Url>,
+    /// The redirects, in order (the last one may be the one that could not be followed).
     pub(crate) redirects: Vec<Hop>,
-    pub(crate) error: Option<TransportError>,
-    pub(crate) too_many_redirects: bool,
-}
-
-impl RobotsFetched {
-    pub(crate) fn status(&self) -> RobotsStatus {
-        match &self.response {
-            _ if self.too_many_redirects || self.error.is_some() => RobotsStatus::Unreachable,
-            Some(response) => match response.status {
-                200..=299 => RobotsStatus::Rules,
-                429 => RobotsStatus::RateLimited,
-                400..=499 => RobotsStatus::NoFile,
-                _ => RobotsStatus::Unreachable,
-            },
-            None => RobotsStatus::Unreachable,
-        }
-    }
-}
-
-/// A request made through the rules, following redirects hop by hop.
-pub(crate) struct Obeyed {
-    pub(crate) response: Option<HttpResponse>,
-    pub(crate) final_url: Option<Url>,
-    pub(crate) redirects: Vec<Hop>,
-    pub(crate) error: Option<TransportError>,
+    /// Why it failed.
+    pub(crate) failure: Option<RequestFailed>,
+    /// Why it (or a redirect of it) was not requested, or not finished.
     pub(crate) skipped: Option<SkipReason>,
 }
 
-pub(crate) struct Run<'a, T: Transport> {
-    pub(crate) transport: &'a T,
+/// One analysis's network run.
+pub(crate) struct Run<'a> {
+    polite: Polite,
+    /// The whole analysis: its deadline and its crawl-delay wait budget.
+    pub(crate) operation: Operation,
     pub(crate) limits: &'a Limits,
+    /// When the analysis started, on tokio's clock (the budgets run on it).
     pub(crate) started: Instant,
-    pub(crate) pacer: Pacer,
+    /// When the analysis started, by the wall clock (the request log's origin).
+    pub(crate) analysed_at: Timestamp,
     pub(crate) requests: Vec<RequestRecord>,
-    pub(crate) hosts: HashMap<String, HostRules>,
 }
 
-pub(crate) fn origin_key(url: &Url) -> String {
-    url.origin().ascii_serialization()
-}
-
-/// The robots.txt that governs `url` (its scheme, host and port), as the fetcher scopes it.
-pub(crate) fn robots_url_of(url: &Url) -> Option<Url> {
-    fetch::robots_txt_url(url).ok()
-}
-
-pub(crate) fn bot_rules(rules: &HostRules) -> Option<AgentRules> {
-    match rules {
-        HostRules::Rules(robots) => Some(robots.rules_for(&crawlers::BOT_TOKENS)),
-        _ => None,
-    }
-}
-
-impl<'a, T: Transport> Run<'a, T> {
-    fn at_ms(&self, at: Instant) -> u64 {
-        millis(at.saturating_duration_since(self.started))
-    }
-
-    /// The skip of a request that would start past the deadline (the sitemap budget's).
-    fn time_budget(&self) -> SkipReason {
-        SkipReason::TimeBudget {
-            budget_ms: millis(self.limits.sitemap_time_budget),
+impl<'a> Run<'a> {
+    /// A run on `fetcher` with a fresh robots.txt lifecycle and pacer of its own.
+    pub(crate) fn new(fetcher: &Fetcher, limits: &'a Limits) -> Run<'a> {
+        let polite = Polite::new(
+            RobotsCache::new(fetcher.clone(), Policy::FreshPerOperation),
+            Pacer::new(PacerConfig::analysis()),
+            Arc::new(ScopeOrigins),
+        );
+        Run {
+            polite,
+            operation: Operation::within(limits.analysis_budget)
+                .with_wait_budget(limits.crawl_delay_budget),
+            limits,
+            started: Instant::now(),
+            analysed_at: Timestamp::now(),
+            requests: Vec::new(),
         }
     }
 
-    pub(crate) fn record_skip(&mut self, url: &Url, purpose: Purpose, reason: SkipReason) {
-        let at_ms = self.at_ms(Instant::now());
-        self.requests.push(RequestRecord {
-            url: url.clone(),
-            purpose,
-            at_ms,
-            waited_ms: 0,
-            status: None,
-            error: None,
-            skipped: Some(reason),
-        });
+    /// Milliseconds since the analysis started, by the wall clock.
+    pub(crate) fn now_ms(&self) -> u64 {
+        records::ms_since(self.analysed_at, Timestamp::now())
     }
 
-    /// One GET, recorded.
-    async fn get(
+    /// Step 1: the robots.txt governing `target`, fetched fresh through the pipeline (so the
+    /// page's request reuses it). Fails only when the site was never contacted.
+    pub(crate) async fn robots(
+        &mut self,
+        target: &Url,
+        robots_url: &Url,
+    ) -> Result<RobotsFetch, AnalysisError> {
+        let no_time = || AnalysisError::NoTime {
+            url: robots_url.clone(),
+            budget: self.limits.analysis_budget,
+        };
+        let check = self
+            .polite
+            .check_robots(target, BOT, &self.operation)
+            .await
+            .map_err(|_| no_time())?;
+        // The first check of a fresh lifecycle always fetches; without a fetch there was no
+        // time for one.
+        let fetched = check.fetched.ok_or_else(no_time)?;
+        if let Some(error) = refused_before_contact(&fetched) {
+            return Err(AnalysisError::NotContacted {
+                url: robots_url.clone(),
+                source: error.clone(),
+            });
+        }
+        tracing::debug!(outcome = %fetched.outcome, status = ?fetched.status, "robots.txt");
+        let records = records::robots(&fetched, Purpose::Robots, self.analysed_at);
+        self.requests.extend(records);
+        Ok(fetched)
+    }
+
+    /// Requests `url` as the bot within `operation` (the analysis's, or a narrower phase of
+    /// it), reading at most `max_body_bytes`, and records every request made or not made.
+    pub(crate) async fn request(
         &mut self,
         url: &Url,
         purpose: Purpose,
         max_body_bytes: usize,
-        stop_marker: Option<&[u8]>,
-        waited: Duration,
-    ) -> Result<HttpResponse, TransportError> {
-        let at_ms = self.at_ms(Instant::now());
-        let result = self
-            .transport
-            .get(GetRequest {
-                url: url.clone(),
-                max_body_bytes,
-                stop_marker: stop_marker.map(<[u8]>::to_vec),
-            })
+        operation: &Operation,
+    ) -> Obtained {
+        let request = Request::get(url.clone())
+            .max_body_bytes(max_body_bytes)
+            .max_redirects(self.limits.max_redirects);
+        let span = tracing::debug_span!("request", %url, ?purpose);
+        let response = self
+            .polite
+            .fetch(PoliteRequest::new(request, BOT), operation)
+            .instrument(span)
             .await;
-        self.requests.push(RequestRecord {
-            url: url.clone(),
-            purpose,
-            at_ms,
-            waited_ms: millis(waited),
-            status: result.as_ref().ok().and_then(HttpResponse::status_code),
-            error: result.as_ref().err().map(ToString::to_string),
-            skipped: None,
-        });
-        result
+        let (obtained, records) = self.conclude(url, purpose, response, operation);
+        self.requests.extend(records);
+        tracing::debug!(
+            %url,
+            ?purpose,
+            answered = obtained.response.is_some(),
+            skipped = ?obtained.skipped,
+            failed = ?obtained.failure.as_ref().map(RequestFailed::kind),
+            "request"
+        );
+        obtained
     }
 
-    /// Fetches a robots.txt fresh, following up to the redirect limit.
-    pub(crate) async fn fetch_robots(
-        &mut self,
-        robots_url: Url,
-        purpose: Purpose,
-    ) -> RobotsFetched {
-        let mut url = robots_url.clone();
-        let mut redirects = Vec::new();
-        let start = Instant::now();
-        self.pacer.record(&origin_key(&url), Duration::ZERO, start);
-        loop {
-            match self
-                .get(
-                    &url,
-                    purpose,
-                    self.limits.robots_max_bytes,
-                    None,
-                    Duration::ZERO,
-                )
-                .await
-            {
-                Err(error) => {
-                    return RobotsFetched {
-                        robots_url,
-                        response: None,
-                        final_url: None,
-                        redirects,
-                        error: Some(error),
-                        too_many_redirects: false,
-                    }
-                }
-                Ok(response) => {
-                    let next = response
-                        .redirect_location()
-                        .and_then(|location| url.join(location.trim()).ok())
-                        .filter(|next| matches!(next.scheme(), "http" | "https"));
-                    let Some(next) = next else {
-                        return RobotsFetched {
-                            robots_url,
-                            response: Some(response),
-                            final_url: Some(url),
-                            redirects,
-                            error: None,
-                            too_many_redirects: false,
-                        };
-                    };
-                    redirects.push(Hop {
-                        url: url.clone(),
-                        status: response.status_code().unwrap_or(StatusCode::FOUND),
-                        location: response.redirect_location().unwrap_or_default().to_owned(),
-                    });
-                    let looped = redirects.iter().any(|hop| hop.url == next);
-                    if redirects.len() > self.limits.robots_max_redirects || looped {
-                        return RobotsFetched {
-                            robots_url,
-                            response: Some(response),
-                            final_url: Some(url),
-                            redirects,
-                            error: None,
-                            too_many_redirects: true,
-                        };
-                    }
-                    url = next;
-                }
-            }
-        }
-    }
-
-    /// The rules of `url`'s origin, reading that origin's robots.txt first if need be.
-    async fn host_rules(
-        &mut self,
+    /// What a polite request came to, and its records.
+    fn conclude(
+        &self,
         url: &Url,
-        deadline: Option<Instant>,
-    ) -> Result<HostRules, SkipReason> {
-        let key = origin_key(url);
-        if let Some(rules) = self.hosts.get(&key) {
-            return Ok(rules.clone());
-        }
-        let Some(robots_url) = robots_url_of(url) else {
-            return Err(SkipReason::InvalidUrl);
-        };
-        if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
-            let reason = self.time_budget();
-            self.record_skip(&robots_url, Purpose::HostRobots, reason.clone());
-            return Err(reason);
-        }
-        let fetched = self.fetch_robots(robots_url, Purpose::HostRobots).await;
-        let rules = match fetched.status() {
-            RobotsStatus::Rules => HostRules::Rules(Box::new(RobotsTxt::parse(
-                fetched
-                    .response
-                    .as_ref()
-                    .map_or(&[][..], |r| r.body.as_slice()),
-            ))),
-            RobotsStatus::NoFile => HostRules::NoFile,
-            _ => HostRules::Unreachable,
-        };
-        self.hosts.insert(key, rules.clone());
-        Ok(rules)
-    }
-
-    /// Requests `url` only where the rules allow, waiting for the crawl-delay, following
-    /// redirects hop by hop (each hop checked against its own host's rules).
-    pub(crate) async fn obey(
-        &mut self,
-        url: Url,
         purpose: Purpose,
-        max_body_bytes: usize,
-        stop_marker: Option<&[u8]>,
-        deadline: Option<Instant>,
-    ) -> Obeyed {
-        let mut url = url;
-        let mut redirects = Vec::new();
-        let mut result = Obeyed {
+        response: fetch::PoliteResponse,
+        operation: &Operation,
+    ) -> (Obtained, Vec<RequestRecord>) {
+        let trail = response.trail;
+        let origin = self.analysed_at;
+        let mut obtained = Obtained {
             response: None,
+            requested: !trail.exchanges.is_empty(),
             final_url: None,
-            redirects: Vec::new(),
-            error: None,
+            redirects: trail.redirects.iter().map(Hop::from).collect(),
+            failure: None,
             skipped: None,
         };
-        loop {
-            let skip = match self.host_rules(&url, deadline).await {
-                Err(reason) => Some(reason),
-                Ok(HostRules::Unreachable) => Some(
-                    robots_url_of(&url).map_or(SkipReason::InvalidUrl, |robots_url| {
-                        SkipReason::RobotsUnreachable { robots_url }
-                    }),
-                ),
-                Ok(rules) => {
-                    let agent = bot_rules(&rules);
-                    let decision = agent
-                        .as_ref()
-                        .map(|agent| agent.check(url.as_str()).explain());
-                    match decision {
-                        Some(decision) if !decision.allowed => Some(SkipReason::Disallowed {
-                            robots_url: robots_url_of(&url).unwrap_or_else(|| url.clone()),
-                            line: decision.rule.as_ref().map_or(0, |rule| rule.line),
-                            rule: decision
-                                .rule
-                                .as_ref()
-                                .map(|rule| format!("{}: {}", rule.kind, rule.pattern))
-                                .unwrap_or_default(),
-                        }),
-                        _ => {
-                            let delay = agent
-                                .and_then(|agent| agent.crawl_delay())
-                                .map(|delay| delay.duration());
-                            let now = Instant::now();
-                            match self.pacer.plan(&origin_key(&url), delay, now) {
-                                Err(reason) => Some(reason),
-                                Ok(wait) => {
-                                    let late = deadline.is_some_and(|deadline| {
-                                        now.checked_add(wait).is_none_or(|start| start > deadline)
-                                    });
-                                    if late {
-                                        Some(self.time_budget())
-                                    } else {
-                                        tokio::time::sleep(wait).await;
-                                        let start = Instant::now();
-                                        self.pacer.record(&origin_key(&url), wait, start);
-                                        let response = self
-                                            .get(&url, purpose, max_body_bytes, stop_marker, wait)
-                                            .await;
-                                        match response {
-                                            Err(error) => {
-                                                result.error = Some(error);
-                                                result.final_url = Some(url.clone());
-                                                None
-                                            }
-                                            Ok(response) => {
-                                                let next = response
-                                                    .redirect_location()
-                                                    .and_then(|location| {
-                                                        url.join(location.trim()).ok()
-                                                    })
-                                                    .filter(|next| {
-                                                        matches!(next.scheme(), "http" | "https")
-                                                    });
-                                                match next {
-                                                    Some(next)
-                                                        if redirects.len()
-                                                            < self.limits.max_redirects =>
-                                                    {
-                                                        redirects.push(Hop {
-                                                            url: url.clone(),
-                                                            status: response
-                                                                .status_code()
-                                                                .unwrap_or(StatusCode::FOUND),
-                                                            location: response
-                                                                .redirect_location()
-                                                                .unwrap_or_default()
-                                                                .to_owned(),
-                                                        });
-                                                        url = next;
-                                                        continue;
-                                                    }
-                                                    _ => {
-                                                        result.response = Some(response);
-                                                        result.final_url = Some(url.clone());
-                                                        None
-                                                    }
-                                                }
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                        }
+        let records = match response.outcome {
+            Outcome::Fetched(fetched) => {
+                obtained.final_url = Some(fetched.url.clone());
+                obtained.response = Some(fetched);
+                records::polite(&trail, purpose, End::Answered, origin)
+            }
+            Outcome::Skipped {
+                url: skipped,
+                reason,
+            } => {
+                let reason = self.skip_reason(reason, operation);
+                let end = End::Skipped {
+                    url: &skipped,
+                    reason: &reason,
+                };
+                let records = records::polite(&trail, purpose, end, origin);
+                if !obtained.redirects.is_empty() {
+                    obtained.final_url = Some(skipped);
+                }
+                obtained.skipped = Some(reason);
+                records
+            }
+            Outcome::Failed(error) => {
+                let failed_url = records::after_hops(url, &trail.redirects);
+                let end = End::Failed {
+                    url: &failed_url,
+                    error: &error,
+                };
+                let records = records::polite(&trail, purpose, end, origin);
+                obtained.requested = true;
+                match self.budget_cut(&error, operation) {
+                    Some(reason) => obtained.skipped = Some(reason),
+                    None => {
+                        obtained.failure = Some(RequestFailed {
+                            url: failed_url.clone(),
+                            source: error,
+                        })
                     }
                 }
-            };
-            if let Some(reason) = skip {
-                if !matches!(reason, SkipReason::TimeBudget { .. }) || redirects.is_empty() {
-                    self.record_skip(&url, purpose, reason.clone());
-                }
-                result.skipped = Some(reason);
-                if !redirects.is_empty() {
-                    result.final_url = Some(url.clone());
-                }
+                obtained.final_url = Some(failed_url);
+                records
             }
-            result.redirects = redirects;
-            return result;
+        };
+        (obtained, records)
+    }
+
+    /// Records a request not made (the caps and budgets the analysis checks itself).
+    pub(crate) fn record_skip(&mut self, url: &Url, purpose: Purpose, reason: &SkipReason) {
+        let at_ms = self.now_ms();
+        self.requests
+            .push(records::skipped(url, purpose, at_ms, reason));
+    }
+
+    /// The budget that stops requests within `operation`: the sitemap phase's own, when it
+    /// ends first, else the whole analysis's.
+    pub(crate) fn deadline_reason(&self, operation: &Operation) -> SkipReason {
+        if operation.deadline.instant() < self.operation.deadline.instant() {
+            SkipReason::TimeBudget {
+                budget_ms: millis(self.limits.sitemap_time_budget),
+            }
+        } else {
+            SkipReason::AnalysisBudget {
+                budget_ms: millis(self.limits.analysis_budget),
+            }
         }
     }
+
+    /// A failure that is only the analysis's own deadline cutting a request: reported as
+    /// not checked for that budget, not as a fault of the site.
+    pub(crate) fn budget_cut(
+        &self,
+        error: &FetchError,
+        operation: &Operation,
+    ) -> Option<SkipReason> {
+        matches!(
+            error,
+            FetchError::Timeout {
+                phase: TimeoutPhase::Deadline
+            }
+        )
+        .then(|| self.deadline_reason(operation))
+    }
+
+    /// The fetcher's reason for not making a request, in the report's words.
+    fn skip_reason(&self, reason: fetch::SkipReason, operation: &Operation) -> SkipReason {
+        match reason {
+            fetch::SkipReason::Disallowed {
+                robots_url,
+                line,
+                rule,
+            } => SkipReason::Disallowed {
+                robots_url,
+                line,
+                rule,
+            },
+            fetch::SkipReason::RobotsUnreachable { robots_url, .. } => {
+                SkipReason::RobotsUnreachable { robots_url }
+            }
+            fetch::SkipReason::Pacing(PaceSkip::WaitBudget { needed, .. }) => {
+                SkipReason::CrawlDelayBudget {
+                    wait_ms: millis(needed),
+                    budget_ms: millis(self.limits.crawl_delay_budget),
+                }
+            }
+            // The analysis's pacer never pauses an origin and sets no longest wait, so only
+            // the deadline is left.
+            fetch::SkipReason::Pacing(_) => self.deadline_reason(operation),
+            fetch::SkipReason::OutOfScope | fetch::SkipReason::NotFetchable => {
+                SkipReason::InvalidUrl
+            }
+        }
+    }
+}
+
+/// The address policy's refusal of the site's own address, when that stopped the first
+/// request: nothing was sent to the site.
+fn refused_before_contact(fetched: &RobotsFetch) -> Option<&FetchError> {
+    fetched
+        .error
+        .as_ref()
+        .filter(|error| error.kind() == ErrorKind::AddressRefused && fetched.redirects.is_empty())
 }

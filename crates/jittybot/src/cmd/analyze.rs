@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Context};
 use audit::crawlers::BOT_TOKEN;
 use audit::report::RobotsStatus;
-use audit::{Analysis, ProvidedFile, Severity};
+use audit::{Analysis, AnalysisError, Limits, ProvidedFile, Severity};
 
 use crate::terminal::{self, escape};
 
@@ -68,7 +68,18 @@ async fn analyze_url(args: &Args) -> anyhow::Result<Analysis> {
     };
     let url = fetch::parse_target(url)?;
     let fetcher = args.network.fetcher(BOT_TOKEN, INFO_URL)?;
-    Ok(audit::analyze(&fetcher, &url).await?)
+    let limits = Limits {
+        analysis_budget: args.network.timeout(),
+        ..Limits::default()
+    };
+    match audit::analyze_with(&fetcher, &url, &limits).await {
+        Ok(analysis) => Ok(analysis),
+        // No grade for a site never contacted: the refusal is the answer.
+        Err(AnalysisError::NotContacted { source, .. }) => {
+            Err(super::not_contacted(&source).unwrap_or_else(|| anyhow::Error::new(source)))
+        }
+        Err(error) => Err(error.into()),
+    }
 }
 
 fn outcome(outcome: RobotsStatus) -> &'static str {
@@ -127,9 +138,12 @@ fn requests(analysis: &Analysis, text: &mut String) {
         0 => String::new(),
         hops => format!(", {hops} redirect(s)"),
     };
+    let retry = robots.retry_after_s.map_or(String::new(), |seconds| {
+        format!(", retry after {seconds} s")
+    });
     let _ = writeln!(
         text,
-        "robots.txt  {url}  {status}  {}  {} bytes{redirects}",
+        "robots.txt  {url}  {status}  {}  {} bytes{redirects}{retry}",
         outcome(robots.outcome),
         robots.size
     );

@@ -65,39 +65,51 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut any_disallowed = false;
     for (url, decision) in decisions {
         any_disallowed |= !decision.allowed;
-        if args.json {
-            let group = match decision.group {
-                GroupSelection::Named(token) => json!(token),
-                GroupSelection::Global => json!("*"),
-                GroupSelection::None => json!(null),
-            };
-            let rule = decision
-                .rule
-                .map(|rule| json!({"line": rule.line, "kind": rule.kind, "pattern": rule.pattern}));
-            let line = json!({
-                "url": url,
-                "allowed": decision.allowed,
-                "rule": rule,
-                "group": group,
-                "crawl_delay": crawl_delay,
-                "reason": decision.to_string(),
-            });
-            terminal::write_json(&mut out, &line, false)?;
-        } else {
-            let verdict = if decision.allowed {
-                "allowed"
-            } else {
-                "disallowed"
-            };
-            let line = format!("{verdict} {}  ({decision})\n", terminal::escape(url));
-            terminal::write_text(&mut out, &line)?;
-        }
+        print_decision(url, &decision, crawl_delay, args.json, &mut out)?;
     }
     Ok(if any_disallowed {
         super::exit_disallowed()
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// One URL's answer: a JSON object, or a line of text.
+fn print_decision(
+    url: &str,
+    decision: &Decision<'_>,
+    crawl_delay: Option<f64>,
+    json: bool,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
+    if json {
+        let group = match decision.group {
+            GroupSelection::Named(token) => json!(token),
+            GroupSelection::Global => json!("*"),
+            GroupSelection::None => json!(null),
+        };
+        let rule = decision
+            .rule
+            .map(|rule| json!({"line": rule.line, "kind": rule.kind, "pattern": rule.pattern}));
+        let line = json!({
+            "url": url,
+            "allowed": decision.allowed,
+            "rule": rule,
+            "group": group,
+            "crawl_delay": crawl_delay,
+            "reason": decision.to_string(),
+        });
+        terminal::write_json(out, &line, false)?;
+    } else {
+        let verdict = if decision.allowed {
+            "allowed"
+        } else {
+            "disallowed"
+        };
+        let line = format!("{verdict} {}  ({decision})\n", terminal::escape(url));
+        terminal::write_text(out, &line)?;
+    }
+    Ok(())
 }
 
 /// Refuses what is neither a path nor a URL; which URLs a robots.txt governs is the engine's

@@ -3,9 +3,10 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::Context;
-use fetch::{FetchConfig, Fetcher, ResolvePin};
+use fetch::{ErrorKind, FetchConfig, FetchError, Fetcher, ResolvePin};
 
 use crate::terminal;
 
@@ -87,6 +88,41 @@ pub struct NetworkArgs {
     /// Also trust the root certificates in this PEM file; repeatable.
     #[arg(long = "cacert", value_name = "FILE")]
     cacerts: Vec<PathBuf>,
+    /// The time limit, in seconds (decimals allowed, at most 3600): of the robots.txt fetch
+    /// (every redirect hop and the body) for `robots`, of the whole analysis for `analyze`,
+    /// whose robots.txt fetch gets the same limit, so both commands reach the same verdict.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_timeout, default_value = "60")]
+    timeout: Duration,
+}
+
+/// The longest `--timeout` accepted.
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(3600);
+
+/// Parses `--timeout`: a positive number of seconds up to [`MAX_TIMEOUT`].
+fn parse_timeout(text: &str) -> Result<Duration, String> {
+    let seconds: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    if !(seconds > 0.0 && seconds <= MAX_TIMEOUT.as_secs_f64()) {
+        return Err(format!(
+            "give more than 0 and at most {} seconds",
+            MAX_TIMEOUT.as_secs()
+        ));
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+/// The refusal of the address policy, when it kept a command from contacting the site at all,
+/// with what to do about it.
+pub fn not_contacted(error: &FetchError) -> Option<anyhow::Error> {
+    (error.kind() == ErrorKind::AddressRefused).then(|| {
+        anyhow::anyhow!(
+            "the site was not contacted: {}; --allow-private-addresses allows non-public \
+             addresses",
+            error.full_message()
+        )
+    })
 }
 
 impl NetworkArgs {
@@ -95,9 +131,16 @@ impl NetworkArgs {
         self.resolve.push(pin);
     }
 
-    /// A fetcher identifying itself as `token`, with these options.
+    /// The `--timeout` given (60 s, [`fetch::DEFAULT_TOTAL_TIMEOUT`], by default).
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// A fetcher identifying itself as `token`, with these options; `--timeout` is the limit
+    /// of one fetch (`Timeouts::total`).
     pub fn fetcher(&self, token: &str, info_url: &str) -> anyhow::Result<Fetcher> {
         let mut config = FetchConfig::new(token, info_url);
+        config.timeouts.total = self.timeout;
         config.allow_private_addresses = self.allow_private_addresses;
         config.resolve = self.resolve.clone();
         for path in &self.cacerts {
@@ -112,6 +155,15 @@ impl NetworkArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn timeouts_are_positive_and_bounded() {
+        assert_eq!(parse_timeout("1.5"), Ok(Duration::from_millis(1500)));
+        assert_eq!(parse_timeout("60"), Ok(fetch::DEFAULT_TOTAL_TIMEOUT));
+        for bad in ["0", "-1", "NaN", "inf", "3601", "1e400", "soon", ""] {
+            assert!(parse_timeout(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn an_endless_input_is_read_to_the_cap_only() {

@@ -46,6 +46,12 @@ async fn run_async(args: Args) -> anyhow::Result<ExitCode> {
     let tokens = ProductTokens::new(&args.agents).context("--agent")?;
     let fetcher = args.network.fetcher(USER_AGENT_TOKEN, INFO_URL)?;
     let fetched = fetch::fetch_robots_txt(&fetcher, &url).await?;
+    // Refused before anything was sent: the site said nothing, so there is no verdict.
+    if fetched.redirects.is_empty() {
+        if let Some(refusal) = fetched.error.as_ref().and_then(super::not_contacted) {
+            return Err(refusal);
+        }
+    }
     let verdict = fetched.verdict(url.as_str(), &tokens);
 
     let mut out = std::io::stdout().lock();

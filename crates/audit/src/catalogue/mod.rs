@@ -6,85 +6,13 @@
 //! [`crate::finding::Finding::title`]). A check's id never changes meaning once published; a
 //! retired check's id still loads, as [`CheckId::Unknown`].
 
+mod kinds;
+
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-/// How likely a finding is a mistake (not how much it costs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// Almost certainly a mistake with site-wide effect.
-    Critical,
-    /// Very likely a mistake: crawlers will not do what the file seems to ask.
-    Error,
-    /// Often a mistake, or something crawlers disagree about.
-    Warning,
-    /// Harmless but untidy or fragile.
-    Notice,
-    /// A fact or a deliberate policy: never a penalty.
-    Info,
-}
-
-impl Severity {
-    /// All severities, worst first.
-    pub const ALL: [Severity; 5] = [
-        Severity::Critical,
-        Severity::Error,
-        Severity::Warning,
-        Severity::Notice,
-        Severity::Info,
-    ];
-
-    /// The lowercase name used in reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Critical => "critical",
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-            Severity::Notice => "notice",
-            Severity::Info => "info",
-        }
-    }
-}
-
-impl fmt::Display for Severity {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// What part of the analysis a check belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Category {
-    /// How robots.txt was served.
-    Fetching,
-    /// Lines crawlers ignore or read differently.
-    Syntax,
-    /// What the rules mean taken together.
-    Logic,
-    /// The declared sitemaps.
-    Sitemaps,
-    /// The analysed page's headers and meta tags.
-    Page,
-    /// Notable crawlers and the policy towards them.
-    Crawlers,
-}
-
-impl Category {
-    /// The lowercase name used in reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Category::Fetching => "fetching",
-            Category::Syntax => "syntax",
-            Category::Logic => "logic",
-            Category::Sitemaps => "sitemaps",
-            Category::Page => "page",
-            Category::Crawlers => "crawlers",
-        }
-    }
-}
+pub use kinds::{Category, Severity};
 
 /// One entry of the catalogue.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -303,6 +231,16 @@ checks! {
         "a full User-Agent header used as a token",
         "Only the product token counts; a browser-style string is read as its first word (often Mozilla), which names no crawler.",
         "Write only the product token, e.g. User-agent: Googlebot.";
+    /// A User-agent that starts with * and names something.
+    SyntaxStarredUserAgent = "syntax.starred-user-agent", Warning, Syntax,
+        "a User-agent value that starts with * and names something",
+        "Only a bare * is the group for every crawler (RFC 9309 section 2.2.1). A value like *bot* is no product token: RFC 9309 parsers, Google and JittyBot read it as naming no crawler, so its rules apply to nobody; parsers that look only at its first character read it as *, and apply its rules to every crawler. The file means different things to different crawlers.",
+        "Name the crawler by its product token (User-agent: OrkashBot), or write * alone for every crawler.";
+    /// A Crawl-delay between two User-agent lines.
+    SyntaxAgentListSplit = "syntax.agent-list-split", Warning, Syntax,
+        "a Crawl-delay splits a list of User-agent lines",
+        "JittyBot closes a list of User-agent lines at a Crawl-delay, so the User-agent after it starts a group of its own, with the rules below (the media example of its documentation means exactly that). RFC 9309 parsers and Google ignore the Crawl-delay line and make one group of all the agents, which then all get those rules. The file means different things to different crawlers.",
+        "Write each group's User-agent lines together, then its Crawl-delay and its rules; give agents that need different rules groups of their own, separated by a rule line.";
     /// A token with a version or other suffix.
     SyntaxUserAgentNotAToken = "syntax.user-agent-not-a-token", Notice, Syntax,
         "a User-agent with text after its product token",
