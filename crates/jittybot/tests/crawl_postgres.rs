@@ -117,17 +117,24 @@ async fn two_processes_share_a_crawl_and_one_takes_over_when_the_other_dies() {
     // are at least PACE apart. Server-side arrival times: a new connection's TLS handshake
     // (tens of ms in a debug build) delays an arrival after its start, hence the slack; two
     // processes at once would show gaps of a few ms.
-    let mut by_origin: HashMap<std::net::SocketAddr, Vec<tokio::time::Instant>> = HashMap::new();
+    let mut by_origin: HashMap<std::net::SocketAddr, Vec<(tokio::time::Instant, String)>> =
+        HashMap::new();
     for r in &log {
-        by_origin.entry(r.local.unwrap()).or_default().push(r.at);
+        let what = format!("{} {}{}", r.method, r.host, r.path);
+        by_origin
+            .entry(r.local.unwrap())
+            .or_default()
+            .push((r.at, what));
     }
     for (addr, mut times) in by_origin {
         times.sort();
         for w in times.windows(2) {
-            let gap = w[1] - w[0];
+            let gap = w[1].0 - w[0].0;
             assert!(
                 gap >= PACE - Duration::from_millis(75),
-                "{addr}: two requests {gap:?} apart"
+                "{addr}: two requests {gap:?} apart: {} then {}",
+                w[0].1,
+                w[1].1
             );
         }
     }
