@@ -32,7 +32,6 @@ pub mod report;
 mod run;
 pub mod score;
 mod sitemaps;
-mod status_serde;
 
 pub use analyze::{analyze, analyze_file, analyze_with, ProvidedFile};
 pub use catalogue::{Category, Check, CheckId, Severity, CHECKS};

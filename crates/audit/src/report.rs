@@ -21,7 +21,6 @@ use crate::crawlers::CrawlerAccess;
 use crate::file::FileSummary;
 use crate::finding::Finding;
 use crate::score::{Grade, Score};
-use crate::status_serde;
 
 /// The version of the report's shape, stored in every report ([`Analysis::report_version`]).
 /// Bumped when a change could stop an older reader from reading a new report; every version
@@ -65,7 +64,7 @@ pub struct Hop {
     /// The URL requested.
     pub url: Url,
     /// Its status.
-    #[serde(with = "status_serde")]
+    #[serde(with = "fetch::serde_status")]
     pub status: StatusCode,
     /// Where it pointed, as sent (it may be relative).
     pub location: String,
@@ -81,7 +80,7 @@ pub struct RobotsReport {
     /// What the answer means.
     pub outcome: RobotsStatus,
     /// The final status, if a response arrived.
-    #[serde(with = "status_serde::option")]
+    #[serde(with = "fetch::serde_status::option")]
     pub status: Option<StatusCode>,
     /// The final URL, if a response arrived.
     pub final_url: Option<Url>,
@@ -218,7 +217,7 @@ pub struct PageReport {
     /// Why not, when it was not (or why a redirect was not followed).
     pub skipped: Option<SkipReason>,
     /// The final status, if a response arrived.
-    #[serde(with = "status_serde::option")]
+    #[serde(with = "fetch::serde_status::option")]
     pub status: Option<StatusCode>,
     /// The final URL.
     pub final_url: Option<Url>,
@@ -274,7 +273,7 @@ pub struct SitemapReport {
     /// Whether it answered with a 2xx.
     pub answered: bool,
     /// The final status, if a response arrived.
-    #[serde(with = "status_serde::option")]
+    #[serde(with = "fetch::serde_status::option")]
     pub status: Option<StatusCode>,
     /// The `Content-Type`.
     pub content_type: Option<String>,
@@ -320,7 +319,7 @@ pub struct RequestRecord {
     /// How long the bot waited before it for the crawl-delay, in ms.
     pub waited_ms: u64,
     /// The status, if a response arrived.
-    #[serde(with = "status_serde::option")]
+    #[serde(with = "fetch::serde_status::option")]
     pub status: Option<StatusCode>,
     /// Why it failed, if it did.
     pub error: Option<String>,

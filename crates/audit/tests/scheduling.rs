@@ -753,3 +753,38 @@ async fn credentials_in_the_url_are_neither_sent_nor_reported() {
         .iter()
         .all(|logged| !logged.headers.contains_key("authorization")));
 }
+
+/// Issue 7: a sitemap list whose hosts are all refused by the address policy (their
+/// robots.txt, or the sitemap itself) is a finding naming the hosts, like unreachable ones.
+#[tokio::test(start_paused = true)]
+async fn sitemaps_whose_hosts_are_all_refused_are_a_finding() {
+    let robots = "User-agent: *\nAllow: /\nSitemap: https://inside.test/s.xml\n\
+                  Sitemap: https://intranet.test/s.xml\n";
+    let fake = Fake::new()
+        .robots("https://a.test/robots.txt", robots)
+        .route("https://a.test/", 200, HTML, "<head></head>")
+        // One host refused at its robots.txt, the other at the sitemap itself.
+        .fail("https://inside.test/robots.txt", refused("inside.test"))
+        .route("https://intranet.test/robots.txt", 404, &[], "")
+        .fail("https://intranet.test/s.xml", refused("intranet.test"));
+    let analysis = analyze(&fake, &url("https://a.test/")).await.unwrap();
+    let finding = analysis
+        .findings
+        .iter()
+        .find(|finding| finding.id == CheckId::SitemapHostsUnreachable)
+        .unwrap_or_else(|| panic!("no finding: {:#?}", analysis.findings));
+    assert_eq!(finding.number("sitemaps"), Some(2));
+    assert_eq!(
+        finding.list("hosts"),
+        Some(vec!["inside.test", "intranet.test"])
+    );
+    // One reachable sitemap host: no such finding.
+    let fake = Fake::new()
+        .robots("https://a.test/robots.txt", robots)
+        .route("https://a.test/", 200, HTML, "<head></head>")
+        .fail("https://inside.test/robots.txt", refused("inside.test"))
+        .route("https://intranet.test/robots.txt", 404, &[], "")
+        .route("https://intranet.test/s.xml", 200, &[], "<urlset></urlset>");
+    let analysis = analyze(&fake, &url("https://a.test/")).await.unwrap();
+    assert!(!has(&analysis, CheckId::SitemapHostsUnreachable));
+}

@@ -2,37 +2,13 @@
 //! analysis and per step, an event per request and the result; `fetch=debug` adds the
 //! pipeline's own spans inside them.
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
-
 use audit::crawlers::BOT_TOKEN;
-use fetch::testing::{Reply, ScriptedWeb};
+use fetch::testing::{capture_log, Reply, ScriptedWeb};
 use fetch::FetchConfig;
-
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 #[tokio::test(start_paused = true)]
 async fn an_analysis_and_its_steps_are_traced() {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::new("audit=debug"))
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let captured = capture_log("audit=debug");
 
     let web = ScriptedWeb::new();
     web.route(
@@ -50,7 +26,7 @@ async fn an_analysis_and_its_steps_are_traced() {
         .await
         .unwrap();
 
-    let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let log = captured.text();
     for expected in [
         "analysis{url=https://a.test/}",
         "robots_txt: audit::run: robots.txt outcome=rules",

@@ -62,7 +62,7 @@ mod redirect;
 mod resolve;
 mod robots_txt;
 mod scope;
-mod serde_status;
+pub mod serde_status;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod verdict;

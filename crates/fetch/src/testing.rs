@@ -302,3 +302,60 @@ impl HttpClient for ScriptedWeb {
         Box::pin(self.answer(request))
     }
 }
+
+/// What a test's code logged through `tracing` while it held a [`CapturedLog`]: the text
+/// `RUST_LOG=<filter>` would print (no colours), for asserting on spans and events. The
+/// subscriber is this thread's default only, so tests running side by side do not mix logs.
+pub struct CapturedLog {
+    buffer: Arc<Mutex<Vec<u8>>>,
+    _guard: tracing::subscriber::DefaultGuard,
+}
+
+impl std::fmt::Debug for CapturedLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CapturedLog").finish_non_exhaustive()
+    }
+}
+
+/// Starts capturing what `filter` (an `EnvFilter` directive such as `fetch=debug`) lets
+/// through, on this thread, until the returned log is dropped.
+pub fn capture_log(filter: &str) -> CapturedLog {
+    let buffer = Arc::new(Mutex::new(Vec::new()));
+    let writer = LogWriter(Arc::clone(&buffer));
+    let subscriber = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .finish();
+    CapturedLog {
+        buffer,
+        _guard: tracing::subscriber::set_default(subscriber),
+    }
+}
+
+impl CapturedLog {
+    /// Everything logged so far.
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&lock(&self.buffer)).into_owned()
+    }
+}
+
+/// The writer the captured log's subscriber writes each line to.
+#[derive(Clone)]
+struct LogWriter(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for LogWriter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        lock(&self.0).extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The buffer, also after a test thread panicked while holding it.
+fn lock(buffer: &Mutex<Vec<u8>>) -> MutexGuard<'_, Vec<u8>> {
+    buffer.lock().unwrap_or_else(PoisonError::into_inner)
+}

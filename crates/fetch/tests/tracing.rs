@@ -2,40 +2,18 @@
 //! and an event per robots decision.
 
 use robots::ProductTokens;
-use std::io::Write;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
-use fetch::testing::{Reply, ScriptedWeb};
+use fetch::testing::{capture_log, Reply, ScriptedWeb};
 use fetch::{
     Operation, Pacer, PacerConfig, Policy, Polite, PoliteRequest, Request, RobotsCache,
     ScopeOrigins,
 };
 
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[tokio::test(start_paused = true)]
 async fn requests_hops_and_robots_decisions_are_traced() {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::new("fetch=debug"))
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let captured = capture_log("fetch=debug");
 
     let web = ScriptedWeb::new();
     web.route(
@@ -56,7 +34,7 @@ async fn requests_hops_and_robots_decisions_are_traced() {
         )
         .await;
 
-    let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let log = captured.text();
     for expected in [
         "polite{url=https://a.test/x}",
         "robots_txt{url=https://a.test/robots.txt}",
