@@ -456,3 +456,67 @@ async fn a_refused_address_is_never_contacted_nor_graded() {
     assert_eq!(error.kind(), audit::AnalysisErrorKind::NotContacted);
     assert!(web.requests().is_empty());
 }
+
+/// Issue 7's hostile answers, through the whole analysis: a robots.txt with 101 header lines
+/// (hyper's default made it "malformed", so everything was disallowed and the site scored F)
+/// and one sent as headerless deflate are read as rules; one in a coding that was not asked
+/// for (`zstd`) is not read as text, and the finding says why.
+#[tokio::test]
+async fn hostile_headers_and_codings_are_read_as_the_bot_reads_them() {
+    let web = TestWeb::start().await;
+    let file = "User-agent: *\nDisallow: /private/\n";
+    let mut many = Reply::robots_txt(file);
+    for i in 0..101 {
+        many = many.header(&format!("X-Filler-{i}"), "a header like many others");
+    }
+    web.site("headers.test").path("/robots.txt").respond(many);
+    web.site("deflate.test")
+        .path("/robots.txt")
+        .respond(Reply::robots_txt(file).raw_deflate());
+    web.site("zstd.test")
+        .path("/robots.txt")
+        .respond(Reply::robots_txt(file).header("Content-Encoding", "zstd"));
+    for host in ["headers.test", "deflate.test", "zstd.test"] {
+        web.site(host).path("/").respond(
+            Reply::ok()
+                .header("Content-Type", "text/html")
+                .body("<head></head>"),
+        );
+    }
+    let fetcher = make_fetcher(&web, &["headers.test", "deflate.test", "zstd.test"]);
+    for host in ["headers.test", "deflate.test"] {
+        let analysis = analyze(&fetcher, &url(&web.http_url(host, "/")))
+            .await
+            .unwrap();
+        assert_eq!(
+            analysis.robots.outcome,
+            RobotsStatus::Rules,
+            "{host}: {:?}",
+            analysis.robots.error
+        );
+        assert_eq!(analysis.robots.body, file, "{host}");
+        assert_ne!(analysis.grade, audit::Grade::F, "{host}");
+        assert_eq!(web.requests_to(host, "/").len(), 1, "{host}: page fetched");
+    }
+    let analysis = analyze(&fetcher, &url(&web.http_url("zstd.test", "/")))
+        .await
+        .unwrap();
+    assert_eq!(analysis.robots.outcome, RobotsStatus::Unreachable);
+    assert_eq!(
+        analysis.robots.error_kind,
+        Some(fetch::ErrorKind::UnsupportedEncoding)
+    );
+    let unreachable = analysis
+        .findings
+        .iter()
+        .find(|finding| finding.id == CheckId::FetchUnreachable)
+        .expect("robots.txt unreachable");
+    assert!(
+        unreachable
+            .title()
+            .contains("a content coding that was not asked for"),
+        "{}",
+        unreachable.title()
+    );
+    assert!(web.requests_to("zstd.test", "/").is_empty());
+}

@@ -130,7 +130,6 @@ fn host_and_port(url: &Url) -> Result<(String, u16), FetchError> {
 
 /// Turns a client error into a typed [`FetchError`] by looking through its causes.
 fn map_error(error: &reqwest::Error, host: &str) -> FetchError {
-    let host = host.to_owned();
     let cause = || Cause::message(error_chain(error));
     let mut current: Option<&(dyn std::error::Error + 'static)> = Some(error);
     while let Some(this) = current {
@@ -139,27 +138,13 @@ fn map_error(error: &reqwest::Error, host: &str) -> FetchError {
         }
         if this.downcast_ref::<rustls::Error>().is_some() {
             return FetchError::Tls {
-                host,
+                host: host.to_owned(),
                 source: cause(),
             };
         }
         if let Some(io) = this.downcast_ref::<std::io::Error>() {
-            use std::io::ErrorKind::*;
-            match io.kind() {
-                ConnectionRefused => {
-                    return FetchError::ConnectRefused {
-                        host,
-                        source: cause(),
-                    }
-                }
-                ConnectionReset | ConnectionAborted | BrokenPipe | UnexpectedEof => {
-                    return FetchError::ConnectionReset {
-                        host,
-                        source: cause(),
-                    }
-                }
-                TimedOut => return FetchError::timeout(TimeoutPhase::Connect),
-                _ => {}
+            if let Some(mapped) = from_io(io, host, cause) {
+                return mapped;
             }
             // An I/O error's `source()` skips the error it wraps (TLS errors arrive wrapped
             // twice), so descend explicitly.
@@ -168,19 +153,11 @@ fn map_error(error: &reqwest::Error, host: &str) -> FetchError {
                 continue;
             }
         }
-        if let Some(hyper_error) = this.downcast_ref::<hyper::Error>() {
-            if hyper_error.is_parse() || hyper_error.is_parse_status() {
-                return FetchError::MalformedResponse {
-                    host,
-                    source: cause(),
-                };
-            }
-            if hyper_error.is_incomplete_message() {
-                return FetchError::ConnectionReset {
-                    host,
-                    source: cause(),
-                };
-            }
+        if let Some(mapped) = this
+            .downcast_ref::<hyper::Error>()
+            .and_then(|hyper_error| from_hyper(hyper_error, host, cause))
+        {
+            return mapped;
         }
         current = this.source();
     }
@@ -193,11 +170,48 @@ fn map_error(error: &reqwest::Error, host: &str) -> FetchError {
     }
     if error.is_decode() || error.is_body() {
         return FetchError::MalformedResponse {
-            host,
+            host: host.to_owned(),
             source: cause(),
         };
     }
     FetchError::Other { source: cause() }
+}
+
+/// The failure an I/O error in the chain stands for, if its kind says.
+fn from_io(io: &std::io::Error, host: &str, cause: impl Fn() -> Cause) -> Option<FetchError> {
+    use std::io::ErrorKind::*;
+    let host = host.to_owned();
+    Some(match io.kind() {
+        ConnectionRefused => FetchError::ConnectRefused {
+            host,
+            source: cause(),
+        },
+        ConnectionReset | ConnectionAborted | BrokenPipe | UnexpectedEof => {
+            FetchError::ConnectionReset {
+                host,
+                source: cause(),
+            }
+        }
+        TimedOut => FetchError::timeout(TimeoutPhase::Connect),
+        _ => return None,
+    })
+}
+
+/// The failure a hyper error in the chain stands for: not HTTP, or a message cut short.
+fn from_hyper(error: &hyper::Error, host: &str, cause: impl Fn() -> Cause) -> Option<FetchError> {
+    let host = host.to_owned();
+    if error.is_parse() || error.is_parse_status() {
+        return Some(FetchError::MalformedResponse {
+            host,
+            source: cause(),
+        });
+    }
+    error
+        .is_incomplete_message()
+        .then(|| FetchError::ConnectionReset {
+            host,
+            source: cause(),
+        })
 }
 
 fn error_chain(error: &dyn std::error::Error) -> String {

@@ -389,6 +389,25 @@ async fn handle(
     tls: bool,
     local: Option<SocketAddr>,
 ) -> Result<hyper::Response<Body>, Infallible> {
+    let recorded = record(&request, tls, local);
+    let reply =
+        choose_reply(&state, recorded).unwrap_or_else(|| Reply::status(404).body("not found"));
+    if !reply.delay.is_zero() {
+        tokio::time::sleep(reply.delay).await;
+    }
+    if reply.action != Action::Respond {
+        sabotage.set(reply.action.clone());
+    }
+    Ok(response_of(&reply))
+}
+
+/// The request as the log keeps it: host (from the URI or the `Host` header, lower case),
+/// path and query, version, every header.
+fn record(
+    request: &hyper::Request<hyper::body::Incoming>,
+    tls: bool,
+    local: Option<SocketAddr>,
+) -> RecordedRequest {
     let host = request
         .uri()
         .host()
@@ -406,11 +425,11 @@ async fn handle(
         .uri()
         .path_and_query()
         .map_or_else(|| "/".to_owned(), |p| p.as_str().to_owned());
-    let recorded = RecordedRequest {
+    RecordedRequest {
         at: Instant::now(),
         method: request.method().to_string(),
-        host: host.clone(),
-        path: path.clone(),
+        host,
+        path,
         version: format!("{:?}", request.version()),
         tls,
         headers: request
@@ -424,42 +443,43 @@ async fn handle(
             })
             .collect(),
         local,
-    };
-    let reply = {
-        let mut state = lock(&state);
-        if !state.no_log {
-            state.requests.push(recorded);
-        }
-        let key = if state
-            .routes
-            .contains_key(&(Some(tls), host.clone(), path.clone()))
-        {
-            (Some(tls), host, path)
-        } else {
-            (None, host, path)
-        };
-        match state.routes.get_mut(&key) {
-            Some((replies, served)) => {
-                let index = (*served).min(replies.len().saturating_sub(1));
-                *served += 1;
-                replies.get(index).cloned()
-            }
-            None => {
-                let generators = state.generators.clone();
-                drop(state);
-                let (host, path) = (&key.1, &key.2);
-                generators.iter().find_map(|g| g(host, path))
-            }
-        }
-    };
-    let reply = reply.unwrap_or_else(|| Reply::status(404).body("not found"));
+    }
+}
 
-    if !reply.delay.is_zero() {
-        tokio::time::sleep(reply.delay).await;
+/// Logs the request and picks its reply: the route for this scheme, else for any scheme (the
+/// next of its replies, the last repeating), else the first generator that answers.
+fn choose_reply(state: &Arc<Mutex<State>>, recorded: RecordedRequest) -> Option<Reply> {
+    let (host, path) = (recorded.host.clone(), recorded.path.clone());
+    let tls = recorded.tls;
+    let mut state = lock(state);
+    if !state.no_log {
+        state.requests.push(recorded);
     }
-    if reply.action != Action::Respond {
-        sabotage.set(reply.action.clone());
+    let key = if state
+        .routes
+        .contains_key(&(Some(tls), host.clone(), path.clone()))
+    {
+        (Some(tls), host, path)
+    } else {
+        (None, host, path)
+    };
+    match state.routes.get_mut(&key) {
+        Some((replies, served)) => {
+            let index = (*served).min(replies.len().saturating_sub(1));
+            *served += 1;
+            replies.get(index).cloned()
+        }
+        None => {
+            let generators = state.generators.clone();
+            drop(state);
+            let (host, path) = (&key.1, &key.2);
+            generators.iter().find_map(|g| g(host, path))
+        }
     }
+}
+
+/// The response a reply describes: status, headers, and the body whole or dripped.
+fn response_of(reply: &Reply) -> hyper::Response<Body> {
     let body = match &reply.drip {
         None => Body::Full(Some(Bytes::from(reply.body.clone()))),
         Some(drip) => {
@@ -487,7 +507,7 @@ async fn handle(
             response.headers_mut().append(name, value);
         }
     }
-    Ok(response)
+    response
 }
 
 fn strip_port(host: &str) -> &str {
