@@ -110,7 +110,7 @@ fn incoherent_operator_policy_is_a_warning() {
 }
 
 #[test]
-fn syntax_checks() {
+fn syntax_typos_are_told_apart() {
     let f = expect(
         "User-agent: *\nDissallow: /a\n",
         CheckId::SyntaxFieldTypo,
@@ -127,107 +127,139 @@ fn syntax_checks() {
         Some(2),
     );
     assert!(f.title().contains("misspelt Disallow"), "{}", f.title());
-    expect(
-        "User-agent: *\nDisallow /a\n",
-        CheckId::SyntaxMissingColon,
-        Some(2),
-    );
-    expect(
-        "Disallow: /a\nUser-agent: *\nDisallow: /b\n",
-        CheckId::SyntaxRuleOutsideGroup,
-        Some(1),
-    );
-    expect(
-        "Crawl-delay: 5\nUser-agent: *\nDisallow: /b\n",
-        CheckId::SyntaxCrawlDelayOutsideGroup,
-        Some(1),
-    );
-    expect(
-        "User-agent:\nDisallow: /b\n",
-        CheckId::SyntaxEmptyUserAgent,
-        Some(1),
-    );
-    expect(
-        "User-agent: 360Spider\nDisallow: /b\n",
-        CheckId::SyntaxInvalidUserAgent,
-        Some(1),
-    );
-    expect(
-        "User-agent: Mozilla/5.0 (compatible; Googlebot/2.1)\nDisallow: /b\n",
-        CheckId::SyntaxUserAgentFullString,
-        Some(1),
-    );
-    expect(
-        "User-agent: Googlebot/2.1\nDisallow: /b\n",
-        CheckId::SyntaxUserAgentNotAToken,
-        Some(1),
-    );
-    expect(
-        "User-agent: *\nDisallow: admin\n",
-        CheckId::SyntaxPatternNotAPath,
-        Some(2),
-    );
+}
+
+/// Syntax: lines without a colon or outside any group.
+#[test]
+fn syntax_misplaced_lines_are_found() {
+    for (body, id, line) in [
+        (
+            "User-agent: *\nDisallow /a\n",
+            CheckId::SyntaxMissingColon,
+            2,
+        ),
+        (
+            "Disallow: /a\nUser-agent: *\nDisallow: /b\n",
+            CheckId::SyntaxRuleOutsideGroup,
+            1,
+        ),
+        (
+            "Crawl-delay: 5\nUser-agent: *\nDisallow: /b\n",
+            CheckId::SyntaxCrawlDelayOutsideGroup,
+            1,
+        ),
+    ] {
+        expect(body, id, Some(line));
+    }
+}
+
+/// Syntax: User-agent values that name no crawler as written.
+#[test]
+fn syntax_user_agent_values_are_checked() {
+    for (body, id, line) in [
+        (
+            "User-agent:\nDisallow: /b\n",
+            CheckId::SyntaxEmptyUserAgent,
+            1,
+        ),
+        (
+            "User-agent: 360Spider\nDisallow: /b\n",
+            CheckId::SyntaxInvalidUserAgent,
+            1,
+        ),
+        (
+            "User-agent: Mozilla/5.0 (compatible; Googlebot/2.1)\nDisallow: /b\n",
+            CheckId::SyntaxUserAgentFullString,
+            1,
+        ),
+        (
+            "User-agent: Googlebot/2.1\nDisallow: /b\n",
+            CheckId::SyntaxUserAgentNotAToken,
+            1,
+        ),
+    ] {
+        expect(body, id, Some(line));
+    }
+}
+
+/// Syntax: patterns that do not mean what they seem to.
+#[test]
+fn syntax_patterns_are_checked() {
+    for (body, id, line) in [
+        (
+            "User-agent: *\nDisallow: admin\n",
+            CheckId::SyntaxPatternNotAPath,
+            2,
+        ),
+        (
+            "User-agent: *\nDisallow: /a$b\n",
+            CheckId::SyntaxDollarInPattern,
+            2,
+        ),
+        (
+            "User-agent: *\nDisallow: /.*\\.php\n",
+            CheckId::SyntaxRegex,
+            2,
+        ),
+        (
+            "User-agent: *\nDisallow: /café\n",
+            CheckId::SyntaxNonAscii,
+            2,
+        ),
+    ] {
+        expect(body, id, Some(line));
+    }
     let f = expect(
         "User-agent: *\nDisallow: https://e.com/a\n",
         CheckId::SyntaxPatternNotAPath,
         Some(2),
     );
     assert!(f.title().contains("full URL"));
-    expect(
-        "User-agent: *\nDisallow: /a$b\n",
-        CheckId::SyntaxDollarInPattern,
-        Some(2),
-    );
-    expect(
-        "User-agent: *\nDisallow: /.*\\.php\n",
-        CheckId::SyntaxRegex,
-        Some(2),
-    );
-    expect(
-        "User-agent: *\nDisallow: /café\n",
-        CheckId::SyntaxNonAscii,
-        Some(2),
-    );
-    expect(
-        "User-agent: *\nCrawl-delay: soon\nDisallow: /a\n",
-        CheckId::SyntaxInvalidCrawlDelay,
-        Some(2),
-    );
-    expect(
-        "User-agent: *\nCrawl-delay: 1\nCrawl-delay: 2\n",
-        CheckId::SyntaxDuplicateCrawlDelay,
-        Some(3),
-    );
-    expect(
-        "User-agent: *\nNoindex: /private/\n",
-        CheckId::SyntaxNoindex,
-        Some(2),
-    );
-    expect(
-        "User-agent: *\nHost: example.com\n",
-        CheckId::SyntaxExtensionField,
-        Some(2),
-    );
-    expect(
-        "User-agent: *\nFoo: bar\n",
-        CheckId::SyntaxUnknownField,
-        Some(2),
-    );
-    expect(
-        "User-agent: *\nAllow:\nDisallow: /a\n",
-        CheckId::SyntaxEmptyAllow,
-        Some(2),
-    );
-    expect(
-        "User-agent: *\nDisallow:\n",
-        CheckId::SyntaxEmptyDisallow,
-        Some(2),
-    );
-    expect(
-        "\u{feff}User-agent: *\nDisallow: /a\n",
-        CheckId::SyntaxBom,
-        Some(1),
-    );
+}
+
+/// Syntax: crawl-delays, fields other crawlers read, empty rules, the BOM.
+#[test]
+fn syntax_fields_and_values_are_checked() {
+    for (body, id, line) in [
+        (
+            "User-agent: *\nCrawl-delay: soon\nDisallow: /a\n",
+            CheckId::SyntaxInvalidCrawlDelay,
+            2,
+        ),
+        (
+            "User-agent: *\nCrawl-delay: 1\nCrawl-delay: 2\n",
+            CheckId::SyntaxDuplicateCrawlDelay,
+            3,
+        ),
+        (
+            "User-agent: *\nNoindex: /private/\n",
+            CheckId::SyntaxNoindex,
+            2,
+        ),
+        (
+            "User-agent: *\nHost: example.com\n",
+            CheckId::SyntaxExtensionField,
+            2,
+        ),
+        ("User-agent: *\nFoo: bar\n", CheckId::SyntaxUnknownField, 2),
+        (
+            "User-agent: *\nAllow:\nDisallow: /a\n",
+            CheckId::SyntaxEmptyAllow,
+            2,
+        ),
+        (
+            "User-agent: *\nDisallow:\n",
+            CheckId::SyntaxEmptyDisallow,
+            2,
+        ),
+        (
+            "\u{feff}User-agent: *\nDisallow: /a\n",
+            CheckId::SyntaxBom,
+            1,
+        ),
+    ] {
+        expect(body, id, Some(line));
+    }
     let long = format!(
         "User-agent: *\nDisallow: /{}\n",
         "a".repeat(audit::LONG_LINE_BYTES)
@@ -265,8 +297,9 @@ fn html_served_as_robots_txt() {
     assert!(find(&findings, CheckId::FetchChallenge).is_some());
 }
 
+/// Logic: a named group loses the `*` rules it does not repeat.
 #[test]
-fn logic_checks() {
+fn a_group_of_its_own_drops_the_global_rules() {
     let f = expect(
         "User-agent: *\nDisallow: /private/\nDisallow: /tmp/\n\nUser-agent: Googlebot\nDisallow: /search\n",
         CheckId::LogicDropsGlobalRules,
@@ -291,7 +324,11 @@ fn logic_checks() {
         "User-agent: *\nDisallow: /private/\n\nUser-agent: AdsBot-Google\nDisallow: /x\n",
         CheckId::LogicDropsGlobalRules,
     );
+}
 
+/// Logic: two groups for one crawler (they merge).
+#[test]
+fn groups_named_twice_are_found() {
     let f = expect(
         "User-agent: Googlebot\nDisallow: /a\n\nUser-agent: googlebot\nDisallow: /b\n",
         CheckId::LogicDuplicateGroup,
@@ -303,7 +340,11 @@ fn logic_checks() {
         CheckId::LogicDuplicateGroup,
         Some(4),
     );
+}
 
+/// Logic: rules that repeat, contradict, shadow or cover each other.
+#[test]
+fn rules_against_each_other_are_found() {
     expect(
         "User-agent: *\nAllow: /a\nDisallow: /a\n",
         CheckId::LogicAllowDisallowSame,
@@ -337,7 +378,11 @@ fn logic_checks() {
         "User-agent: *\nDisallow: /a\nAllow: /a/\nDisallow: /a/b\n",
         CheckId::LogicRuleRedundant,
     );
+}
 
+/// Logic: scripts and styles a renderer needs, disallowed.
+#[test]
+fn blocked_resources_are_found() {
     expect(
         "User-agent: *\nDisallow: /*.js$\n",
         CheckId::LogicResourcesBlocked,
@@ -356,7 +401,11 @@ fn logic_checks() {
         "User-agent: *\nDisallow: /assets/\n\nUser-agent: Googlebot\nDisallow: /tmp/\n",
         CheckId::LogicResourcesBlocked,
     );
+}
 
+/// Logic: a search engine shut out by mistake, or by policy.
+#[test]
+fn blocked_search_engines_are_told_from_policy() {
     expect(
         "User-agent: Googlebot\nDisallow: /\n\nUser-agent: *\nDisallow:\n",
         CheckId::LogicSearchEngineBlocked,

@@ -349,67 +349,6 @@ async fn a_head_end_inside_a_script_or_comment_does_not_hide_a_later_noindex() {
     assert_eq!(web.requests_to("tricky.test", "/").len(), 1);
 }
 
-/// A fetcher whose one-fetch limit is `total` (as `jittybot --timeout` sets it).
-fn fetcher_within(web: &TestWeb, hosts: &[&str], total: Duration) -> Fetcher {
-    let mut config = FetchConfig::new(BOT_TOKEN, "https://robotstxtparser.example/bot");
-    config.allow_private_addresses = true;
-    config.timeouts.total = total;
-    for host in hosts {
-        for pin in web.pins(host) {
-            config.resolve.push(pin.parse::<ResolvePin>().expect("pin"));
-        }
-    }
-    Fetcher::new(config).expect("fetcher")
-}
-
-#[tokio::test]
-async fn a_slow_redirect_chain_is_cut_by_the_one_budget_and_both_commands_agree() {
-    // Issue 7's hostile server, scaled down: every hop answers after 300 ms, the file comes
-    // after five hops (1.8 s); the budget is 1 s for `robots` and for the whole analysis.
-    let budget = Duration::from_secs(1);
-    let web = TestWeb::start().await;
-    for hop in 0..5 {
-        let from = match hop {
-            0 => "/robots.txt".to_owned(),
-            n => format!("/r{n}"),
-        };
-        web.site("slow.test").path(&from).respond(
-            Reply::redirect(301, &format!("/r{}", hop + 1)).delay(Duration::from_millis(300)),
-        );
-    }
-    web.site("slow.test")
-        .path("/r5")
-        .respond(Reply::robots_txt("User-agent: *\nAllow: /\n").delay(Duration::from_millis(300)));
-    web.site("slow.test")
-        .path("/")
-        .respond(Reply::ok().body("<head></head>"));
-    let fetcher = fetcher_within(&web, &["slow.test"], budget);
-    let target = url(&web.http_url("slow.test", "/"));
-
-    // What `jittybot robots` does.
-    let fetched = fetch::fetch_robots_txt(&fetcher, &target).await.unwrap();
-    assert_eq!(fetched.outcome, fetch::RobotsOutcome::Unreachable);
-    web.clear_requests();
-
-    let limits = Limits {
-        analysis_budget: budget,
-        ..Limits::default()
-    };
-    let started = std::time::Instant::now();
-    let analysis = analyze_with(&fetcher, &target, &limits).await.unwrap();
-    let took = started.elapsed();
-    assert_eq!(analysis.robots.outcome, RobotsStatus::Unreachable);
-    assert!(web.requests_to("slow.test", "/").is_empty());
-    // From the web's log: every request arrived within the budget of the first.
-    let log = web.requests();
-    let first = log.first().map(|request| request.at).expect("requests");
-    assert!(log
-        .iter()
-        .all(|request| request.at.duration_since(first) < budget));
-    assert!(log.len() < 6, "{} requests", log.len());
-    assert!(took < budget + Duration::from_millis(500), "{took:?}");
-}
-
 #[tokio::test]
 async fn the_page_is_read_to_the_end_of_its_head_only() {
     let web = TestWeb::start().await;
@@ -519,4 +458,48 @@ async fn hostile_headers_and_codings_are_read_as_the_bot_reads_them() {
         unreachable.title()
     );
     assert!(web.requests_to("zstd.test", "/").is_empty());
+}
+
+#[tokio::test]
+async fn credentials_in_the_analysed_url_never_reach_the_server_nor_the_report() {
+    let web = TestWeb::start().await;
+    // The file's own sitemap URL carries credentials too: shown as declared (it is the
+    // file's text), never sent.
+    let sitemap = web
+        .http_url("cred.test", "/s.xml")
+        .replace("http://", "http://map:opensesame@");
+    web.site("cred.test")
+        .path("/robots.txt")
+        .respond(Reply::robots_txt(&format!(
+            "User-agent: *\nDisallow: /x\nSitemap: {sitemap}\n"
+        )));
+    web.site("cred.test")
+        .path("/")
+        .respond(Reply::redirect(302, "/home"));
+    web.site("cred.test").path("/home").respond(
+        Reply::ok()
+            .header("Content-Type", "text/html")
+            .body("<head></head>"),
+    );
+    web.site("cred.test")
+        .path("/s.xml")
+        .respond(Reply::ok().body(URLSET));
+    let fetcher = make_fetcher(&web, &["cred.test"]);
+    let target = web
+        .http_url("cred.test", "/")
+        .replace("http://", "http://user:hunter2@");
+    let analysis = analyze(&fetcher, &url(&target)).await.unwrap();
+    assert_eq!(analysis.page.status.map(|s| s.as_u16()), Some(200));
+    assert_eq!(analysis.sitemaps[0].looks_like_sitemap, Some(true));
+    let json = serde_json::to_string(&analysis).unwrap();
+    assert!(!json.contains("hunter2"), "{json}");
+    for finding in &analysis.findings {
+        assert!(!finding.title().contains("hunter2"), "{}", finding.title());
+        assert!(!finding.why().contains("hunter2"), "{}", finding.why());
+    }
+    let log = web.requests();
+    assert_eq!(log.len(), 4, "{log:?}");
+    for request in log {
+        assert_eq!(request.header("authorization"), None, "{}", request.path);
+    }
 }

@@ -197,21 +197,33 @@ impl<'a> Run<'a> {
                     error: &error,
                 };
                 let records = records::polite(&trail, purpose, end, origin);
-                obtained.requested = true;
-                match self.budget_cut(&error, operation) {
-                    Some(reason) => obtained.skipped = Some(reason),
-                    None => {
-                        obtained.failure = Some(RequestFailed {
-                            url: failed_url.clone(),
-                            source: error,
-                        })
-                    }
-                }
-                obtained.final_url = Some(failed_url);
+                self.failed(&mut obtained, failed_url, error, operation);
                 records
             }
         };
         (obtained, records)
+    }
+
+    /// A request that failed at `failed_url`: a fault of the site, or only the analysis's
+    /// own deadline cutting it (then reported as not checked for that budget).
+    fn failed(
+        &self,
+        obtained: &mut Obtained,
+        failed_url: Url,
+        error: FetchError,
+        operation: &Operation,
+    ) {
+        obtained.requested = true;
+        match self.budget_cut(&error, operation) {
+            Some(reason) => obtained.skipped = Some(reason),
+            None => {
+                obtained.failure = Some(RequestFailed {
+                    url: failed_url.clone(),
+                    source: error,
+                })
+            }
+        }
+        obtained.final_url = Some(failed_url);
     }
 
     /// Records a request not made (the caps and budgets the analysis checks itself).
