@@ -38,9 +38,9 @@ fn too_many_redirects_title(analysis: &audit::Analysis) -> String {
 
 const URLSET: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"></urlset>";
 
-#[tokio::test]
-async fn a_whole_site_with_a_cross_host_sitemap() {
-    let web = TestWeb::start().await;
+/// A site whose robots.txt declares its own sitemap and two on another host, one of them
+/// disallowed there; its page says noindex in a meta tag and noarchive to Googlebot in a header.
+fn cross_host_site(web: &TestWeb) {
     let www_sitemap = web.http_url("www.example.test", "/sitemap.xml");
     let www_private = web.http_url("www.example.test", "/private/s.xml");
     let own_sitemap = web.http_url("example.test", "/sitemap.xml");
@@ -69,6 +69,12 @@ async fn a_whole_site_with_a_cross_host_sitemap() {
     web.site("www.example.test")
         .path("/private/s.xml")
         .respond(Reply::ok().body(URLSET));
+}
+
+#[tokio::test]
+async fn a_whole_site_with_a_cross_host_sitemap() {
+    let web = TestWeb::start().await;
+    cross_host_site(&web);
 
     let fetcher = make_fetcher(&web, &["example.test", "www.example.test"]);
     let analysis = analyze(&fetcher, &url(&web.http_url("example.test", "/")))
