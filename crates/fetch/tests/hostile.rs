@@ -11,7 +11,7 @@ use std::time::Duration;
 use common::{config, fetcher, url};
 use fetch::{
     fetch_robots_txt, fetch_robots_txt_within, ContentCoding, Deadline, ErrorKind, FetchError,
-    Fetcher, Request, RobotsOutcome, TimeoutPhase,
+    Fetcher, Request, RobotsOutcome, TimeoutPhase, MAX_HEADER_BYTES, MAX_RESPONSE_HEADERS,
 };
 use testweb::{Reply, TestWeb};
 
@@ -48,6 +48,58 @@ async fn hundreds_of_header_lines_are_accepted_over_http1_and_http2() {
                 .verdict("/private", &ProductTokens::JITTYBOT)
                 .allowed
         );
+    }
+}
+
+/// `count` header lines of `value_bytes` bytes each.
+fn with_headers_of(mut reply: Reply, count: usize, value_bytes: usize) -> Reply {
+    for i in 0..count {
+        reply = reply.header(&format!("X-F{i}"), &"v".repeat(value_bytes));
+    }
+    reply
+}
+
+#[tokio::test]
+async fn header_limits_hold_at_their_constants() {
+    let web = TestWeb::start().await;
+    // The server adds a few lines of its own (date, content-length).
+    let lines = |count| with_headers_of(Reply::ok().body("x"), count, 1);
+    web.site("a.test")
+        .path("/lines-under")
+        .respond(lines(MAX_RESPONSE_HEADERS - 10));
+    web.site("a.test")
+        .path("/lines-over")
+        .respond(lines(MAX_RESPONSE_HEADERS + 1));
+    // Few lines, many bytes: 200 lines of 1,000 bytes fit, 300 do not.
+    const { assert!(200 * 1010 < MAX_HEADER_BYTES && 300 * 1000 > MAX_HEADER_BYTES) };
+    let kilobyte_lines = |count| with_headers_of(Reply::ok().body("x"), count, 1000);
+    web.site("a.test")
+        .path("/bytes-under")
+        .respond(kilobyte_lines(200));
+    web.site("a.test")
+        .path("/bytes-over")
+        .respond(kilobyte_lines(300));
+    let fetcher = fetcher(&web, &["a.test"]);
+    // Only the outcome is shown: a response would print hundreds of kilobytes of headers.
+    let outcome = |target: String| {
+        let fetcher = fetcher.clone();
+        async move {
+            let request = Request::get(url(&target));
+            match fetcher.fetch(request).await {
+                Ok(response) => Ok(response.headers.len()),
+                Err(error) => Err(error.kind()),
+            }
+        }
+    };
+    let under = outcome(web.http_url("a.test", "/lines-under")).await;
+    assert!(under.is_ok_and(|lines| lines >= MAX_RESPONSE_HEADERS - 10));
+    let over = outcome(web.http_url("a.test", "/lines-over")).await;
+    assert_eq!(over, Err(ErrorKind::MalformedResponse));
+    for target in [web.http_url("a.test", "/"), web.https_url("a.test", "/")] {
+        let under = outcome(target.clone() + "bytes-under").await;
+        assert!(under.is_ok_and(|lines| lines >= 200), "{target}: {under:?}");
+        let over = outcome(target.clone() + "bytes-over").await;
+        assert_eq!(over, Err(ErrorKind::MalformedResponse), "{target}");
     }
 }
 
