@@ -509,3 +509,36 @@ async fn credentials_in_the_analysed_url_never_reach_the_server_nor_the_report()
         assert_eq!(request.header("authorization"), None, "{}", request.path);
     }
 }
+
+#[tokio::test]
+async fn a_hostile_head_gives_a_bounded_report() {
+    let web = TestWeb::start().await;
+    web.site("huge.test")
+        .path("/robots.txt")
+        .respond(Reply::robots_txt("User-agent: *\nDisallow: /x\n"));
+    // Half a megabyte of meta content and a 100 KB header: a directive every two bytes.
+    let content = "a,".repeat(250_000);
+    web.site("huge.test").path("/").respond(
+        Reply::ok()
+            .header("Content-Type", "text/html")
+            .header("X-Robots-Tag", &"b,".repeat(50_000))
+            .body(format!(
+                "<html><head><meta name=\"robots\" content=\"noindex,{content}\"></head>"
+            )),
+    );
+    let fetcher = make_fetcher(&web, &["huge.test"]);
+    let started = std::time::Instant::now();
+    let analysis = analyze(&fetcher, &url(&web.http_url("huge.test", "/")))
+        .await
+        .unwrap();
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let directives = &analysis.page.directives;
+    assert_eq!(directives.invalid.len(), page::directives::MAX_DIRECTIVES);
+    assert!(directives.omitted > 250_000, "{}", directives.omitted);
+    // The flood of invalid ones, first in the header, does not hide the meta tag's noindex.
+    for id in [CheckId::PageInvalidDirective, CheckId::PageNoindex] {
+        assert!(analysis.findings.iter().any(|f| f.id == id), "{id}");
+    }
+    let json = serde_json::to_string(&analysis).unwrap();
+    assert!(json.len() < 200_000, "a report of {} bytes", json.len());
+}
