@@ -1,6 +1,6 @@
 //! The file audit's logic checks: what the rules mean together, and the analysed page.
 
-use audit::CheckId;
+use audit::{CheckId, MAX_RULES_COMPARED};
 
 use crate::{absent, audit_bytes, expect, find};
 
@@ -139,4 +139,25 @@ fn the_analysed_page_is_checked_with_its_deciding_line() {
     let findings = audit_bytes(b"User-agent: RobotsTxtParser\nDisallow: /\n", Some("/"));
     assert!(find(&findings, CheckId::PolicyBotBlocked).is_some());
     assert!(find(&findings, CheckId::LogicPageDisallowed).is_none());
+}
+
+/// Logic: a group over `MAX_RULES_COMPARED` rules is not compared (the comparison is
+/// quadratic); the audit says so instead of taking its time.
+#[test]
+fn groups_over_the_comparison_limit_are_said_not_compared() {
+    // A shadowed rule, then distinct rules up to `count` in all.
+    let group = |count: usize| {
+        let mut body = String::from("User-agent: *\nDisallow: /a\nAllow: /a*\n");
+        for i in 0..count - 2 {
+            body.push_str(&format!("Disallow: /p{i}/\n"));
+        }
+        body
+    };
+    let at_limit = audit_bytes(group(MAX_RULES_COMPARED).as_bytes(), None);
+    assert!(find(&at_limit, CheckId::LogicRuleShadowed).is_some());
+    assert!(find(&at_limit, CheckId::AuditLimited).is_none());
+    let over = audit_bytes(group(MAX_RULES_COMPARED + 1).as_bytes(), None);
+    assert!(find(&over, CheckId::LogicRuleShadowed).is_none());
+    let limited = find(&over, CheckId::AuditLimited).expect("said not compared");
+    assert_eq!(limited.number("rules"), Some(MAX_RULES_COMPARED as u64 + 1));
 }
