@@ -76,6 +76,10 @@ async fn read_head(
     if !is_html {
         return read;
     }
+    if let Some(failure) = crate::run::unreadable(&fetched) {
+        read.failure = Some(failure);
+        return read;
+    }
     let mut reader = HeadReader::new();
     let ended = loop {
         match fetched.body.chunk().await {

@@ -10,8 +10,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use fetch::{
-    ErrorKind, FetchError, Fetched, Fetcher, Operation, Outcome, PaceSkip, Pacer, PacerConfig,
-    Policy, Polite, PoliteRequest, Request, RobotsCache, RobotsFetch, ScopeOrigins, TimeoutPhase,
+    ContentCoding, ErrorKind, FetchError, Fetched, Fetcher, Operation, Outcome, PaceSkip, Pacer,
+    PacerConfig, Policy, Polite, PoliteRequest, Request, RobotsCache, RobotsFetch, ScopeOrigins,
+    TimeoutPhase,
 };
 use jiff::Timestamp;
 use robots::ProductTokens;
@@ -291,6 +292,20 @@ impl<'a> Run<'a> {
                 SkipReason::InvalidUrl
             }
         }
+    }
+}
+
+/// The failure of a body in a content coding that was not asked for (`zstd`, unknown): it
+/// is not read as HTML or as a sitemap, where its bytes would be garbage.
+pub(crate) fn unreadable(fetched: &Fetched) -> Option<RequestFailed> {
+    match fetched.body.coding() {
+        ContentCoding::Unsupported(encoding) => Some(RequestFailed {
+            url: fetched.url.clone(),
+            source: FetchError::UnsupportedEncoding {
+                encoding: encoding.clone(),
+            },
+        }),
+        _ => None,
     }
 }
 
