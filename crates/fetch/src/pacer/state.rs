@@ -255,3 +255,47 @@ impl OriginState {
         self.paused
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_crawl_delay_over_the_longest_waits_the_longest() {
+        let config = PacerConfig::default();
+        let mut state = OriginState::default();
+        let now = Instant::now();
+        state.started("a.test", now);
+        let wait = |delay: Duration| match state.plan(&config, "a.test", Some(delay), false, now) {
+            Plan::At { at, reason } => (at - now, reason),
+            Plan::Paused { .. } => panic!("not paused"),
+        };
+        let under = MAX_CRAWL_DELAY - Duration::from_secs(1);
+        assert_eq!(wait(under), (under, WaitReason::CrawlDelay));
+        let longest = (MAX_CRAWL_DELAY, WaitReason::CrawlDelay);
+        assert_eq!(wait(MAX_CRAWL_DELAY * 10), longest);
+        assert_eq!(wait(Duration::MAX), longest);
+    }
+
+    #[test]
+    fn a_paused_origin_is_probed_doubling_up_to_a_day() {
+        let config = PacerConfig::default();
+        let mut state = OriginState::default();
+        let now = Instant::now();
+        let mut waits = Vec::new();
+        for _ in 0..20 {
+            state.learn(&config, Learned::Failure { retry_after: None }, now);
+            waits.push(state.not_before.map(|at| at - now));
+        }
+        assert!(state.is_paused());
+        let base = config.backoff_base;
+        // 30 s doubling; paused after 5 failures, when the 1 h maximum gives way to a day.
+        assert_eq!(waits[0], Some(base));
+        assert_eq!(waits[3], Some(base * 8));
+        assert_eq!(waits[8], Some(base * 256), "past the 1 h back-off maximum");
+        assert_eq!(waits[19], Some(MAX_PROBE_INTERVAL));
+        assert!(waits
+            .iter()
+            .all(|wait| wait.is_some_and(|w| w <= MAX_PROBE_INTERVAL)));
+    }
+}
