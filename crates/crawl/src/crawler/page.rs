@@ -69,7 +69,9 @@ pub(crate) async fn kept(
     ctx.counters.fetched.fetch_add(1, Ordering::Relaxed);
     ctx.counters.bytes.fetch_add(bytes, Ordering::Relaxed);
     ctx.count_page();
-    let next_due = if url.in_sitemap && url.lastmod.is_some() {
+    // A media file is fetched once (seed 003: "we have not already stored it"); a listed
+    // URL with a lastmod waits for a newer one.
+    let next_due = if url.kind == UrlKind::Media || (url.in_sitemap && url.lastmod.is_some()) {
         NEVER
     } else {
         db::millis(hop.sent_at)

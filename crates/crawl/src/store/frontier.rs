@@ -308,8 +308,13 @@ impl Store {
     /// again. Returns how many.
     pub async fn retry_failed(&self) -> Result<u64, DbError> {
         let sql = "UPDATE crawl_urls SET state = 0, attempts = 0 WHERE state = 3";
-        with_pool!(&self.db, pool => sqlx::query(sql).execute(pool).await.map(|r| r.rows_affected()))
-            .map_err(DbError::query("retry failed URLs"))
+        let n = with_pool!(&self.db, pool => sqlx::query(sql).execute(pool).await.map(|r| r.rows_affected()))
+            .map_err(DbError::query("retry failed URLs"))?;
+        // Sites given up on an unreachable robots.txt start a new run of attempts.
+        let sql = "UPDATE crawl_sites SET robots_failures = 0 WHERE robots_failures <> 0";
+        with_pool!(&self.db, pool => sqlx::query(sql).execute(pool).await.map(drop))
+            .map_err(DbError::query("reset robots.txt failures"))?;
+        Ok(n)
     }
 
     /// Give up every queued URL of a site with `reason` (its robots.txt stayed unreachable);
