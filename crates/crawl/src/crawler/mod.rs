@@ -7,6 +7,7 @@ mod committer;
 mod config;
 mod page;
 mod places;
+mod redirects;
 mod robots_store;
 mod sitemaps;
 mod unreachable;

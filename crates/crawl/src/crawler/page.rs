@@ -4,7 +4,7 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use fetch::{Fetched, HopRecord, Trail};
+use fetch::{Fetched, HopRecord};
 use jiff::Timestamp;
 
 use super::archive::{payload_digest, Archive};
@@ -33,7 +33,6 @@ pub(crate) async fn kept(
     url: &ClaimedUrl,
     fetched: Fetched,
     hop: &HopRecord,
-    trail: &Trail,
     archive: &mut Archive,
 ) -> Result<Settled, CrawlError> {
     let head = fetched.head.clone();
@@ -97,7 +96,6 @@ pub(crate) async fn kept(
         let mut f = facts(
             &head,
             hop.sent_at,
-            trail,
             None,
             0,
             url.warc_record_id.clone(),
@@ -129,7 +127,6 @@ pub(crate) async fn kept(
         outcome.fetch = Some(facts(
             &head,
             hop.sent_at,
-            trail,
             Some(hash),
             bytes,
             archive.main_id.clone(),
@@ -192,7 +189,6 @@ pub(crate) async fn kept(
         outcome.fetch = Some(facts(
             &head,
             hop.sent_at,
-            trail,
             hash,
             bytes,
             archive.main_id.clone(),

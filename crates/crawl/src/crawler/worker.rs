@@ -172,12 +172,19 @@ async fn process(
     }
     let before = ctx.polite.pacer().export(key).unwrap_or_default();
     let mut https = host.https != Some(false);
+    // A URL that redirected is revisited where it ended (its scheme as it worked then).
+    let media = url.kind == UrlKind::Media;
+    let revisit_at =
+        super::redirects::revisit_target(&url, |t| media || ctx.places.in_scope(t.host()));
     loop {
-        let target = https_form.with_scheme(https);
+        let target = revisit_at
+            .clone()
+            .unwrap_or_else(|| https_form.with_scheme(https));
         let fetch_started = std::time::Instant::now();
         let response = fetch(ctx, &url, &target).await;
         super::StageTimes::add(&ctx.counters.time.fetch, fetch_started);
         let fallback = https
+            && revisit_at.is_none()
             && host.https.is_none()
             && match &response.outcome {
                 Polite::Failed(e) => no_https(e),
@@ -207,7 +214,12 @@ async fn process(
             &url,
             &target,
             host.host_id,
-            host.https,
+            // A revisit at a chain's end learns nothing about the URL's own host.
+            if revisit_at.is_some() {
+                Some(target.is_https())
+            } else {
+                host.https
+            },
             response,
         )
         .await?;
@@ -341,8 +353,21 @@ async fn settle(
             }
             observe(ctx, &f.url, &f.head).await?;
             let last = trail.exchanges.last().cloned();
+            let at_end = target.key() != url.key;
+            let chain = super::redirects::chain_json(
+                url.redirects.as_deref(),
+                at_end,
+                &trail.redirects,
+                &f.url,
+            );
             match last {
-                Some(hop) => page::kept(ctx, url, *f, &hop, &trail, &mut archive).await?,
+                Some(hop) => {
+                    let mut settled = page::kept(ctx, url, *f, &hop, &mut archive).await?;
+                    if let Some(fetch) = settled.0.fetch.as_mut() {
+                        fetch.redirects = chain;
+                    }
+                    settled
+                }
                 None => (
                     failure(ctx, url, "no exchange recorded"),
                     Kept::default(),
@@ -519,7 +544,6 @@ async fn skip(
 pub(crate) fn facts(
     head: &fetch::ResponseHead,
     sent_at: Timestamp,
-    trail: &Trail,
     content_hash: Option<String>,
     bytes: u64,
     record_id: Option<String>,
@@ -531,18 +555,6 @@ pub(crate) fn facts(
             .and_then(|v| v.to_str().ok())
             .map(str::to_string)
     };
-    let redirects = (!trail.redirects.is_empty())
-        .then(|| {
-            serde_json::to_string(
-                &trail
-                    .redirects
-                    .iter()
-                    .map(|r| format!("{r:?}"))
-                    .collect::<Vec<_>>(),
-            )
-            .ok()
-        })
-        .flatten();
     FetchFacts {
         fetched_at: sent_at,
         status: head.status.as_u16(),
@@ -554,7 +566,8 @@ pub(crate) fn facts(
         warc_offset: None,
         warc_record_id: record_id,
         directives: (!directives.is_empty()).then_some(directives),
-        redirects,
+        // Set by the caller, who knows the chain's end (`redirects::chain_json`).
+        redirects: None,
     }
 }
 

@@ -271,6 +271,15 @@ impl Store {
         }))
     }
 
+    /// The redirect chain (JSON) stored with a URL's last fetch, by key.
+    pub async fn url_redirects(&self, key: &str) -> Result<Option<String>, DbError> {
+        let sql = "SELECT redirects FROM crawl_urls WHERE key = $1";
+        let row: Option<Option<String>> =
+            with_pool!(&self.db, pool => sqlx::query_scalar(sql).bind(key).fetch_optional(pool).await)
+                .map_err(DbError::query("read URL redirects"))?;
+        Ok(row.flatten())
+    }
+
     /// The state of a URL by key: `(state, attempts, reason)`.
     pub async fn url_state(
         &self,
