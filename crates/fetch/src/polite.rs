@@ -350,6 +350,7 @@ impl Polite {
             .fetcher()
             .send_hop(&request.request, url, operation.deadline)
             .await;
+        permit.answered();
         let hop = match hop {
             Ok(hop) => hop,
             Err(error) => {
@@ -403,6 +404,7 @@ impl Polite {
                         operation.deadline,
                     )
                     .await;
+                    permit.answered();
                     permit.learn(match (&fetched.error, fetched.status) {
                         (Some(error), _) => Learned::from_error(error),
                         (None, Some(status)) => Learned::from_status(status, fetched.retry_after),

@@ -216,6 +216,21 @@ impl OriginState {
         self.host_starts.insert(host.to_owned(), now);
     }
 
+    /// The answer to the request to `host` (its response head, or its failure) arrived at
+    /// `now`: the pace and the host's crawl-delay count from here. A request's start is when
+    /// the client began it, but a server sees it only once the connection is up (a new TLS
+    /// handshake can take tens of ms), so gaps counted from starts can look shorter to the
+    /// server; counted from the answer, which comes after the server saw the request, they
+    /// never do.
+    pub fn answered(&mut self, host: &str, now: Instant) {
+        if self.last_start.is_some_and(|start| start < now) {
+            self.last_start = Some(now);
+        }
+        if let Some(start) = self.host_starts.get_mut(host) {
+            *start = (*start).max(now);
+        }
+    }
+
     /// Learns from a response (or failure) at `now`.
     pub fn learn(&mut self, config: &PacerConfig, learned: Learned, now: Instant) {
         match learned {
