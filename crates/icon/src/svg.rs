@@ -29,9 +29,10 @@ pub(crate) fn looks_like_svg(bytes: &[u8]) -> bool {
         .unwrap_or(bytes.len());
     let head = &bytes[start..bytes.len().min(start + 512)];
     let text = String::from_utf8_lossy(head).to_ascii_lowercase();
+    let prologue = text.starts_with("<?xml") || text.starts_with("<!--");
     text.starts_with("<svg")
-        || (text.starts_with("<?xml") || text.starts_with("<!--")) && text.contains("<svg")
         || text.starts_with("<!doctype svg")
+        || (prologue && text.contains("<svg"))
 }
 
 /// Renders an SVG icon onto the 64×64 canvas, aspect kept, centred.

@@ -78,6 +78,17 @@ fn large_images_shrink_with_their_aspect_kept_and_centred() {
 }
 
 #[test]
+fn extreme_aspect_ratios_keep_at_least_one_pixel() {
+    let line = decoded(&encode(&solid(4000, 2, RED), ImageFormat::Png), None);
+    assert!(line.pixels().any(is_red));
+    assert_eq!(*line.get_pixel(0, 0), CLEAR);
+    let column = decoded(&encode(&solid(1, 64, RED), ImageFormat::Png), None);
+    // Centred: (64 - 1) / 2 = column 31.
+    assert!(is_red(column.get_pixel(31, 0)));
+    assert_eq!(*column.get_pixel(32, 0), CLEAR);
+}
+
+#[test]
 fn small_images_grow_by_whole_factors_and_stay_crisp() {
     // A 20×10 two-colour icon grows 3× to 60×30, centred at (2, 17).
     let mut image = RgbaImage::from_pixel(20, 10, RED);

@@ -7,7 +7,8 @@ use std::time::Duration;
 use fetch::{FetchConfig, Fetcher, ResolvePin, SkipReason, StatusCode};
 use icon::{
     find_icon, AttemptResult, HomePage, HomePageRead, IconError, IconSource, RelKind, BOT_TOKEN,
-    FIND_ICON_DEADLINE, MAX_ICON_BYTES,
+    CRAWL_DELAY_BUDGET, FIND_ICON_DEADLINE, HOME_PAGE_MAX_BYTES, MAX_DECLARED_TRIED,
+    MAX_ICON_BYTES,
 };
 use image::{DynamicImage, ImageFormat, Rgba, RgbaImage};
 use testweb::{Reply, TestWeb};
@@ -363,5 +364,133 @@ async fn one_deadline_covers_the_whole_search() {
             && matches!(search.attempts[2].result, AttemptResult::OutOfTime),
         "{:?}",
         search.attempts
+    );
+}
+
+#[tokio::test]
+async fn at_most_three_declared_icons_are_tried_then_favicon_ico() {
+    assert_eq!(MAX_DECLARED_TRIED, 3);
+    let web = TestWeb::start().await;
+    let host = "many.test";
+    web.site(host)
+        .path("/robots.txt")
+        .respond(Reply::status(404));
+    let links: String = (1..=5)
+        .map(|n| {
+            format!(
+                r#"<link rel="icon" href="/{n}.png" sizes="{}x{}">"#,
+                64 + n,
+                64 + n
+            )
+        })
+        .collect();
+    web.site(host).path("/").respond(home_page(&links));
+    let search = find_icon(&make_fetcher(&web, &[host]), &site(&web, host), None).await;
+    assert!(search.icon.is_none());
+    assert_eq!(search.declared.len(), 5);
+    assert_eq!(
+        paths(&web),
+        [
+            "/robots.txt",
+            "/",
+            "/1.png",
+            "/2.png",
+            "/3.png",
+            "/favicon.ico"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn the_home_page_is_read_up_to_its_cap() {
+    assert_eq!(HOME_PAGE_MAX_BYTES, 1024 * 1024);
+    let web = TestWeb::start().await;
+    let host = "longhead.test";
+    web.site(host)
+        .path("/robots.txt")
+        .respond(Reply::status(404));
+    let filler = "x".repeat(HOME_PAGE_MAX_BYTES);
+    web.site(host).path("/").respond(home_page(&format!(
+        r#"<link rel="icon" href="/early.png"><!-- {filler} --><link rel="icon" href="/late.png" sizes="64x64">"#
+    )));
+    let search = find_icon(&make_fetcher(&web, &[host]), &site(&web, host), None).await;
+    let declared: Vec<&str> = search.declared.iter().map(|link| link.url.path()).collect();
+    assert_eq!(declared, ["/early.png"]);
+}
+
+#[tokio::test]
+async fn a_redirect_to_a_forbidden_path_is_not_followed() {
+    let web = TestWeb::start().await;
+    let host = "redirect.test";
+    web.site(host)
+        .path("/robots.txt")
+        .respond(Reply::robots_txt("User-agent: *\nDisallow: /private/\n"));
+    web.site(host)
+        .path("/")
+        .respond(home_page(r#"<link rel="icon" href="/icon.png">"#));
+    web.site(host)
+        .path("/icon.png")
+        .respond(Reply::redirect(301, "/private/icon.png"));
+    web.site(host)
+        .path("/private/icon.png")
+        .respond(Reply::ok().body(image_bytes(BLUE, 64, ImageFormat::Png)));
+    web.site(host)
+        .path("/favicon.ico")
+        .respond(Reply::ok().body(image_bytes(GREEN, 16, ImageFormat::Ico)));
+    let search = find_icon(&make_fetcher(&web, &[host]), &site(&web, host), None).await;
+    assert!(matches!(
+        search.attempts[0].result,
+        AttemptResult::Skipped(SkipReason::Disallowed { .. })
+    ));
+    assert_eq!(centre(search.icon.expect("an icon").png.as_bytes()), GREEN);
+    assert!(web.requests_to(host, "/private/icon.png").is_empty());
+}
+
+#[tokio::test(start_paused = true)]
+async fn crawl_delay_waits_come_out_of_one_budget() {
+    use fetch::testing::{Reply as Scripted, ScriptedWeb};
+    use fetch::PaceSkip;
+    assert_eq!(CRAWL_DELAY_BUDGET, Duration::from_secs(10));
+    let web = ScriptedWeb::new();
+    web.route(
+        "https://delay.test/robots.txt",
+        Scripted::robots_txt("User-agent: RobotsTxtParser\nCrawl-delay: 4\n"),
+    );
+    web.route(
+        "https://delay.test/",
+        Scripted::ok().body(r#"<head><link rel="icon" href="/a.png"></head>"#),
+    );
+    web.route("https://delay.test/a.png", Scripted::status(404));
+    let fetcher = web.fetcher_with(FetchConfig::new(
+        BOT_TOKEN,
+        "https://robotstxtparser.example/bot",
+    ));
+    let site = Url::parse("https://delay.test/").expect("a URL");
+    let started = tokio::time::Instant::now();
+    let search = find_icon(&fetcher, &site, None).await;
+    let results: Vec<String> = search
+        .attempts
+        .iter()
+        .map(|a| format!("{:?}", a.result))
+        .collect();
+    assert!(
+        matches!(
+            search.attempts[0].result,
+            AttemptResult::Status(StatusCode::NOT_FOUND)
+        ),
+        "{results:?}"
+    );
+    assert!(
+        matches!(
+            search.attempts[1].result,
+            AttemptResult::Skipped(SkipReason::Pacing(PaceSkip::WaitBudget { .. }))
+        ),
+        "{results:?}"
+    );
+    assert!(web.requests_to("https://delay.test/favicon.ico").is_empty());
+    assert!(
+        started.elapsed() <= CRAWL_DELAY_BUDGET,
+        "{:?}",
+        started.elapsed()
     );
 }

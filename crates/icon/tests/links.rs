@@ -1,8 +1,8 @@
 //! Which icons a home page declares, and in which order they are tried.
 
 use icon::{
-    declared_icons, parse_sizes, DeclaredSize, IconLinkReader, RelKind, MAX_DECLARED_ICONS,
-    MAX_HREF_BYTES,
+    declared_icons, parse_sizes, DeclaredSize, IconLinkReader, RelKind, MAX_ATTRIBUTE_BYTES,
+    MAX_DECLARED_ICONS, MAX_HREF_BYTES,
 };
 use url::Url;
 
@@ -179,6 +179,17 @@ fn limits_on_hostile_pages() {
         "a".repeat(MAX_HREF_BYTES)
     );
     assert_eq!(urls(&long), vec!["https://example.com/ok.png"]);
+    let padded = |n: usize| format!("{}64x64", " ".repeat(n - 5));
+    let html = format!(
+        r#"<link rel=icon href=/a.png sizes="{}"><link rel=icon href=/b.png sizes="{}">"#,
+        padded(MAX_ATTRIBUTE_BYTES),
+        padded(MAX_ATTRIBUTE_BYTES + 1)
+    );
+    let sizes: Vec<DeclaredSize> = declared_icons(html.as_bytes(), &page())
+        .into_iter()
+        .map(|link| link.size)
+        .collect();
+    assert_eq!(sizes, [DeclaredSize::Pixels(64), DeclaredSize::Unknown]);
     let duplicate = r#"<link rel=icon href=/same.png><link rel=icon href=/same.png sizes=64x64>"#;
     let icons = declared_icons(duplicate.as_bytes(), &page());
     assert_eq!(icons.len(), 1);
