@@ -85,21 +85,51 @@ fn rasterise(tree: &usvg::Tree) -> Result<RgbaImage, IconError> {
     RgbaImage::from_raw(ICON_SIZE, ICON_SIZE, pixels).ok_or(IconError::NoPixels)
 }
 
-/// The `#id` targets an element refers to: `href`/`xlink:href="#id"` (`<use>`, patterns and
-/// gradients inheriting, `<feImage>`) and `url(#id)` in any attribute (fills, clip paths,
-/// masks, markers, filters).
-fn references<'a>(node: Node<'a, 'a>) -> Vec<&'a str> {
+/// The `#id` targets an element refers to, each with how many times it is drawn:
+/// `href`/`xlink:href="#id"` (`<use>`, patterns and gradients inheriting, `<feImage>`) and
+/// `url(#id)` in any attribute (fills, clip paths, masks, filters) once; a marker once per
+/// vertex of the element's path.
+fn references<'a>(node: Node<'a, 'a>) -> Vec<(&'a str, usize)> {
     let mut ids = Vec::new();
     for attribute in node.attributes() {
         let value = attribute.value();
         if attribute.name() == "href" {
             if let Some(id) = value.trim().strip_prefix('#') {
-                ids.push(id);
+                ids.push((id, 1));
             }
         }
-        ids.extend(url_ids(value));
+        let times = if mentions_markers(attribute.name(), value) {
+            vertices(node)
+        } else {
+            1
+        };
+        ids.extend(url_ids(value).map(|id| (id, times)));
     }
     ids
+}
+
+/// Whether an attribute (`marker-mid`, or a `style` naming one) may place markers.
+fn mentions_markers(name: &str, value: &str) -> bool {
+    name.starts_with("marker") || (name == "style" && value.contains("marker"))
+}
+
+/// An upper bound of the vertices of an element's shape (where markers are drawn): the
+/// numbers in its `d` or `points`, halved; at least 1.
+fn vertices(node: Node<'_, '_>) -> usize {
+    let data = node
+        .attribute("d")
+        .or_else(|| node.attribute("points"))
+        .unwrap_or("");
+    let mut numbers = 0usize;
+    let mut in_number = false;
+    for byte in data.bytes() {
+        let digit = byte.is_ascii_digit();
+        if digit && !in_number {
+            numbers += 1;
+        }
+        in_number = digit || (in_number && byte == b'.');
+    }
+    (numbers / 2).max(1)
 }
 
 /// The ids of every `url(#id)` in `text`.
@@ -114,7 +144,8 @@ fn url_ids(text: &str) -> impl Iterator<Item = &str> {
 
 /// The size of the drawing with every reference expanded, refused past [`MAX_SVG_NODES`]
 /// elements or [`MAX_SVG_DEPTH`] levels, or on a reference cycle. A stylesheet's `url(#id)`
-/// (in `<style>`) may apply to any element, so every element is counted as using each.
+/// (in `<style>`) may apply to any element, so every element is counted as using each (once
+/// per vertex when the stylesheet places markers).
 fn check_expansion(document: &Document) -> Result<(), IconError> {
     let too_complex = || IconError::SvgTooComplex {
         limit: MAX_SVG_NODES,
@@ -124,18 +155,25 @@ fn check_expansion(document: &Document) -> Result<(), IconError> {
         .filter_map(|node| node.attribute("id").map(|id| (id, node)))
         .collect();
     let cost = expanded_costs(document, &ids).ok_or_else(too_complex)?;
-    let styled = document
+    let stylesheets: Vec<&str> = document
         .descendants()
         .filter(|node| node.has_tag_name("style"))
         .flat_map(|style| style.children().filter_map(|text| text.text()))
-        .flat_map(url_ids)
+        .collect();
+    let styled = stylesheets
+        .iter()
+        .flat_map(|text| url_ids(text))
         .filter_map(|id| ids.get(id))
         .map(|target| cost.get(&target.id()).map_or(0, |c| c.0))
         .fold(0usize, usize::saturating_add);
+    let markers = stylesheets.iter().any(|text| text.contains("marker"));
+    let uses = document
+        .descendants()
+        .filter(Node::is_element)
+        .map(|node| if markers { vertices(node) } else { 1 })
+        .fold(0usize, usize::saturating_add);
     let root = cost.get(&document.root_element().id()).map_or(0, |c| c.0);
-    let elements = document.descendants().filter(Node::is_element).count();
-    let total = root.saturating_add(elements.saturating_mul(styled));
-    if total > MAX_SVG_NODES {
+    if root.saturating_add(uses.saturating_mul(styled)) > MAX_SVG_NODES {
         return Err(too_complex());
     }
     Ok(())
@@ -148,12 +186,15 @@ fn expanded_costs(
     document: &Document,
     ids: &HashMap<&str, Node>,
 ) -> Option<HashMap<NodeId, (usize, usize)>> {
-    let dependencies = |node: Node<'_, '_>| -> Vec<NodeId> {
-        let referred = references(node).into_iter().filter_map(|id| ids.get(id));
+    // Each dependency with how many times it is drawn.
+    let dependencies = |node: Node<'_, '_>| -> Vec<(NodeId, usize)> {
+        let referred = references(node)
+            .into_iter()
+            .filter_map(|(id, times)| ids.get(id).map(|target| (target.id(), times)));
         node.children()
             .filter(Node::is_element)
-            .chain(referred.copied())
-            .map(|dependency| dependency.id())
+            .map(|child| (child.id(), 1))
+            .chain(referred)
             .collect()
     };
     let mut cost: HashMap<NodeId, (usize, usize)> = HashMap::new();
@@ -167,7 +208,7 @@ fn expanded_costs(
         if !children_done {
             on_path.insert(id);
             stack.push((id, true));
-            for dep in deps.iter().filter(|dep| !cost.contains_key(dep)) {
+            for (dep, _) in deps.iter().filter(|(dep, _)| !cost.contains_key(dep)) {
                 if on_path.contains(dep) {
                     return None;
                 }
@@ -176,9 +217,9 @@ fn expanded_costs(
             continue;
         }
         let (mut elements, mut depth) = (1usize, 0usize);
-        for dep in &deps {
+        for (dep, times) in &deps {
             let (n, d) = cost.get(dep).copied().unwrap_or((0, 0));
-            elements = elements.saturating_add(n);
+            elements = elements.saturating_add(n.saturating_mul(*times));
             depth = depth.max(d);
         }
         if elements > MAX_SVG_NODES || depth + 1 > MAX_SVG_DEPTH {
