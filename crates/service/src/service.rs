@@ -95,6 +95,7 @@ pub(crate) struct Inner {
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) limiter: RateLimiter,
     pub(crate) wake: Notify,
+    pub(crate) icons: std::sync::OnceLock<Arc<dyn crate::icons::IconSource>>,
 }
 
 /// The service: cheap to clone, shared by the API, the pages, the workers and the scheduler.
@@ -130,6 +131,7 @@ impl Service {
             clock,
             limiter: RateLimiter::default(),
             wake: Notify::new(),
+            icons: std::sync::OnceLock::new(),
         };
         Service {
             inner: Arc::new(inner),

@@ -39,7 +39,8 @@ const LAST_CHECK: &str = "scheduler.last_check";
 impl Store {
     /// The URL most overdue for a check at `now`: on the sites list or analysed before
     /// (pastes never), whose newest report is at least [`RESULT_LIFETIME`] old (or which has
-    /// none), on a site not backing off. Oldest first.
+    /// none), or whose site failed or refused at its last check and is done backing off;
+    /// never on a site still backing off. Oldest first.
     pub async fn next_due(&self, now: Timestamp) -> Result<Option<DueUrl>, ServiceError> {
         let sql = "SELECT u.url, u.site, l.at FROM \
              (SELECT url, site FROM service_sites \
@@ -47,7 +48,8 @@ impl Store {
              LEFT JOIN (SELECT url, MAX(created_at) AS at FROM service_reports \
                         WHERE is_paste = FALSE AND url IS NOT NULL GROUP BY url) l ON l.url = u.url \
              LEFT JOIN service_backoff b ON b.site = u.site \
-             WHERE (l.at IS NULL OR l.at <= $1) AND (b.until_at IS NULL OR b.until_at <= $2) \
+             WHERE (l.at IS NULL OR l.at <= $1 OR b.last_outcome <> 'ok') \
+               AND (b.until_at IS NULL OR b.until_at <= $2) \
              ORDER BY COALESCE(l.at, 0), u.url LIMIT 64";
         let expired = ms(now).saturating_sub(dur_ms(RESULT_LIFETIME));
         let rows: Vec<(String, String, Option<i64>)> = db::with_pool!(&self.db, pool =>
