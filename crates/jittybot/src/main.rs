@@ -27,6 +27,14 @@ enum Command {
     Crawl(Box<cmd::crawl::Args>),
     /// Show a crawl's state: URLs by state, origins, totals.
     CrawlStatus(cmd::crawl::StatusArgs),
+    /// Run RobotsTxtParser the service: the JSON API, the analysis queue, the schedule.
+    Serve(Box<cmd::serve::Args>),
+    /// Manage the list of sites the service checks on its schedule.
+    Sites(cmd::sites::Args),
+    /// Fold reports older than 6 months into monthly summaries; delete old pastes.
+    Maintain(cmd::maintain::Args),
+    /// Delete every report, summary and icon of a domain.
+    RemoveDomain(cmd::remove_domain::Args),
 }
 
 /// Logs to standard error what `RUST_LOG` asks for (`RUST_LOG=audit=debug,fetch=debug`):
@@ -64,6 +72,10 @@ fn main() -> ExitCode {
         Command::Analyze(args) => cmd::analyze::run(args),
         Command::Crawl(args) => cmd::crawl::run(*args),
         Command::CrawlStatus(args) => cmd::crawl::status(args),
+        Command::Serve(args) => cmd::serve::run(*args),
+        Command::Sites(args) => cmd::sites::run(args),
+        Command::Maintain(args) => cmd::maintain::run(args),
+        Command::RemoveDomain(args) => cmd::remove_domain::run(args),
     };
     match outcome {
         Ok(code) => code,

@@ -13,7 +13,11 @@ use crate::terminal;
 pub mod analyze;
 pub mod check;
 pub mod crawl;
+pub mod maintain;
+pub mod remove_domain;
 pub mod robots;
+pub mod serve;
+pub mod sites;
 
 /// Exit status when at least one URL asked about is disallowed.
 pub fn exit_disallowed() -> ExitCode {

@@ -1,0 +1,236 @@
+//! `jittybot serve`, `sites`, `maintain` and `remove-domain`, run as an operator runs them:
+//! the server started on a free port, driven over HTTP against the test web, stopped with
+//! SIGTERM; the other commands on the same store.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{jittybot, reach, stderr, stdout};
+use serde_json::Value;
+use testweb::{Reply, TestWeb};
+
+/// A request over HTTP/1.1: the status and the JSON body.
+fn http(addr: &str, method: &str, path: &str, body: &str) -> (u16, Value) {
+    let mut stream = TcpStream::connect(addr).expect("connect to the service");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let (head, body) = answer.split_once("\r\n\r\n").expect("a response");
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    let json = serde_json::from_str(body).unwrap_or_else(|_| panic!("{path}: not JSON: {body}"));
+    (status, json)
+}
+
+struct Server {
+    child: Child,
+    addr: String,
+}
+
+fn start(db: &str, extra: &[String]) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_jittybot"))
+        .args([
+            "serve",
+            "--db",
+            db,
+            "--listen",
+            "127.0.0.1:0",
+            "--no-scheduler",
+        ])
+        .args(extra)
+        .env_remove("RUST_LOG")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("jittybot serve starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_owned();
+    Server { child, addr }
+}
+
+impl Server {
+    /// SIGTERM, then wait: a graceful stop exits 0.
+    fn stop(mut self) -> Option<i32> {
+        let pid = self.child.id().to_string();
+        Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+        self.child.wait().unwrap().code()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn serve_queues_runs_and_answers_analyses_then_stops_gracefully() {
+    let web = TestWeb::start().await;
+    web.site("site.test")
+        .path("/robots.txt")
+        .respond(Reply::robots_txt("User-agent: *\nDisallow: /private/\n"));
+    web.site("site.test").path("/").respond(
+        Reply::ok()
+            .header("Content-Type", "text/html")
+            .body("<head></head>"),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("service.sqlite");
+    let db = db.to_str().unwrap();
+    let server = start(db, &reach(&web, "site.test"));
+    let addr = server.addr.clone();
+    let url = web.http_url("site.test", "/");
+    let (status, queued) = tokio::task::spawn_blocking({
+        let addr = addr.clone();
+        let body = format!("{{\"url\": \"{url}\"}}");
+        move || http(&addr, "POST", "/api/analyze", &body)
+    })
+    .await
+    .unwrap();
+    assert_eq!(status, 202, "{queued}");
+    let id = queued["id"].as_str().unwrap().to_owned();
+    assert!(queued["address"]
+        .as_str()
+        .unwrap()
+        .starts_with(&format!("http://{addr}/score/site.test/")));
+    let report = tokio::task::spawn_blocking({
+        let addr = addr.clone();
+        move || {
+            let deadline = Instant::now() + Duration::from_secs(60);
+            loop {
+                let (_, report) = http(&addr, "GET", &format!("/api/report/{id}"), "");
+                if report["state"] == "done" || Instant::now() > deadline {
+                    return report;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(report["state"], "done", "{report}");
+    assert_eq!(report["report"]["robots"]["status"], 200);
+    assert_eq!(web.requests_to("site.test", "/robots.txt").len(), 1);
+    let ua = web.requests_to("site.test", "/robots.txt")[0]
+        .header("user-agent")
+        .unwrap()
+        .to_owned();
+    assert!(ua.contains(&format!("+http://{addr}/bot")), "{ua}");
+    let (status, bad) = tokio::task::spawn_blocking({
+        let addr = addr.clone();
+        move || {
+            http(
+                &addr,
+                "POST",
+                "/api/analyze",
+                "{\"url\": \"file:///etc/passwd\"}",
+            )
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(status, 400);
+    assert!(bad["error"].as_str().unwrap().contains("http"), "{bad}");
+    assert_eq!(
+        tokio::task::spawn_blocking(move || server.stop())
+            .await
+            .unwrap(),
+        Some(0)
+    );
+
+    // The other commands on the same store.
+    let out = jittybot(
+        &[
+            "remove-domain",
+            "site.test",
+            "--db",
+            db,
+            "--keep-off-ranking",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("1 reports"), "{}", stdout(&out));
+}
+
+#[test]
+fn sites_are_added_imported_listed_and_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("sites.sqlite");
+    let db = db.to_str().unwrap();
+    let file = dir.path().join("sites.txt");
+    std::fs::write(
+        &file,
+        "# the list\nhttps://b.test/\n\nc.test/page  # schemeless: https\n",
+    )
+    .unwrap();
+    let out = jittybot(&["sites", "add", "https://a.test/", "--db", db], None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = jittybot(
+        &["sites", "import", file.to_str().unwrap(), "--db", db],
+        None,
+    );
+    assert_eq!(stdout(&out).trim(), "2 added, 0 already listed");
+    let out = jittybot(&["sites", "list", "--json", "--db", db], None);
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let urls: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["url"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        urls,
+        vec!["https://a.test/", "https://b.test/", "https://c.test/page"]
+    );
+    let out = jittybot(&["sites", "remove", "https://b.test/", "--db", db], None);
+    assert_eq!(out.status.code(), Some(0));
+    let out = jittybot(&["sites", "list", "--db", db], None);
+    assert!(!stdout(&out).contains("b.test") && stdout(&out).contains("a.test"));
+    let bad = jittybot(&["sites", "add", "ftp://x.test/", "--db", db], None);
+    assert_eq!(bad.status.code(), Some(2));
+    std::fs::write(&file, "https://ok.test/\nmailto:x@y\n").unwrap();
+    let bad = jittybot(
+        &["sites", "import", file.to_str().unwrap(), "--db", db],
+        None,
+    );
+    assert!(stderr(&bad).contains("line 2"), "{}", stderr(&bad));
+}
+
+#[test]
+fn maintain_runs_as_of_a_time_and_dry() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("m.sqlite");
+    let db = db.to_str().unwrap();
+    let out = jittybot(
+        &[
+            "maintain",
+            "--db",
+            db,
+            "--as-of",
+            "2026-09-01T00:00:00Z",
+            "--dry-run",
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let outcome: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(outcome["cutoff"], "2026-03-01T00:00:00Z");
+    assert_eq!(outcome["dry_run"], true);
+    let out = jittybot(&["maintain", "--db", db, "--as-of", "yesterday"], None);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -1,0 +1,89 @@
+//! Analyses run on threads of their own.
+//!
+//! `audit::analyze_with`'s future is not `Send` (the page's HTML tokenizer keeps
+//! single-threaded buffers across awaits), so it cannot be spawned on the server's
+//! multi-threaded runtime. Each of [`WORKERS`] threads runs a single-threaded runtime that takes
+//! one analysis at a time from a shared queue; callers await the answer from any runtime.
+
+use std::sync::Arc;
+
+use audit::{Analysis, AnalysisError, Limits};
+use fetch::Fetcher;
+use tokio::sync::{mpsc, oneshot, Mutex};
+use url::Url;
+
+use crate::limits::WORKERS;
+
+type Reply = oneshot::Sender<Result<Analysis, AnalysisError>>;
+
+/// Why an analysis thread could not answer.
+#[derive(Debug, thiserror::Error)]
+pub enum AnalyzerError {
+    /// The analysis threads are gone (the runtime could not start, or shutdown).
+    #[error("the analysis threads are not running")]
+    Gone,
+    /// The analysis could not run (see [`AnalysisError`]).
+    #[error(transparent)]
+    Analysis(#[from] Box<AnalysisError>),
+}
+
+/// A handle to the analysis threads; they stop when every handle is dropped.
+#[derive(Clone, Debug)]
+pub struct Analyzer {
+    tx: mpsc::Sender<(Url, Reply)>,
+}
+
+impl Analyzer {
+    /// Start [`WORKERS`] analysis threads using `fetcher` and `limits`.
+    pub fn start(fetcher: Fetcher, limits: Limits) -> Analyzer {
+        let (tx, rx) = mpsc::channel::<(Url, Reply)>(WORKERS);
+        let rx = Arc::new(Mutex::new(rx));
+        for n in 0..WORKERS {
+            let (rx, fetcher, limits) = (rx.clone(), fetcher.clone(), limits.clone());
+            let spawned = std::thread::Builder::new()
+                .name(format!("analysis-{n}"))
+                .spawn(move || run_thread(&rx, &fetcher, &limits));
+            if let Err(error) = spawned {
+                tracing::error!(error = %error, "cannot start an analysis thread");
+            }
+        }
+        Analyzer { tx }
+    }
+
+    /// Analyse `url` on one of the threads.
+    pub async fn analyze(&self, url: &Url) -> Result<Analysis, AnalyzerError> {
+        let (reply, answer) = oneshot::channel();
+        self.tx
+            .send((url.clone(), reply))
+            .await
+            .map_err(|_| AnalyzerError::Gone)?;
+        answer
+            .await
+            .map_err(|_| AnalyzerError::Gone)?
+            .map_err(|e| AnalyzerError::Analysis(Box::new(e)))
+    }
+}
+
+fn run_thread(rx: &Mutex<mpsc::Receiver<(Url, Reply)>>, fetcher: &Fetcher, limits: &Limits) {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            tracing::error!(error = %error, "cannot start an analysis runtime");
+            return;
+        }
+    };
+    runtime.block_on(async {
+        loop {
+            let task = rx.lock().await.recv().await;
+            let Some((url, reply)) = task else {
+                break;
+            };
+            let result = audit::analyze_with(fetcher, &url, limits).await;
+            // The caller may have given up waiting (shutdown): nothing to do then.
+            let _ = reply.send(result);
+        }
+    });
+}

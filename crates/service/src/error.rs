@@ -1,0 +1,41 @@
+//! The service's typed errors.
+
+use db::DbError;
+
+/// What can go wrong in the service's store and background work.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// The store failed.
+    #[error(transparent)]
+    Db(#[from] DbError),
+    /// A stored report document could not be read or written.
+    #[error("report {id}: the stored document is unreadable")]
+    Document {
+        /// The report.
+        id: String,
+        /// The JSON error.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The operating system's random generator failed (report ids).
+    #[error("no random numbers for a report id")]
+    Random(#[source] getrandom::Error),
+    /// A time computation left the supported range.
+    #[error("time out of range")]
+    Time(#[source] jiff::Error),
+}
+
+impl ServiceError {
+    /// Wrap a JSON error about report `id`.
+    pub(crate) fn document(id: &str) -> impl FnOnce(serde_json::Error) -> ServiceError + '_ {
+        move |source| ServiceError::Document {
+            id: id.to_owned(),
+            source,
+        }
+    }
+}
+
+/// Shorthand for the store's driver error mapping.
+pub(crate) fn q(context: &'static str) -> impl FnOnce(db::sqlx::Error) -> ServiceError {
+    move |source| ServiceError::Db(DbError::Query { context, source })
+}

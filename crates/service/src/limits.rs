@@ -1,0 +1,98 @@
+//! Every limit of the service, named. Seed 004 fixes the schedule and retention numbers; the
+//! rest protect the sites analysed and the service itself.
+
+use std::time::Duration;
+
+const HOUR: Duration = Duration::from_secs(60 * 60);
+const DAY: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// A URL analysed less than this long ago answers with that report instead of fetching again.
+pub const REUSE_WINDOW: Duration = Duration::from_secs(10 * 60);
+/// Analyses (and pastes) one client address may queue per [`CLIENT_WINDOW`].
+pub const CLIENT_ANALYSES_PER_WINDOW: u32 = 10;
+/// The window of [`CLIENT_ANALYSES_PER_WINDOW`].
+pub const CLIENT_WINDOW: Duration = Duration::from_secs(60);
+/// Client addresses tracked at once by the per-client limit; beyond it the oldest windows
+/// are forgotten first, so memory stays bounded whatever the number of clients.
+pub const MAX_TRACKED_CLIENTS: usize = 100_000;
+/// The largest JSON body accepted by `POST /api/analyze` (a URL of at most
+/// [`fetch::MAX_TARGET_BYTES`] and some JSON around it).
+pub const ANALYZE_BODY_LIMIT: usize = 8 * 1024;
+/// The largest robots.txt accepted by `POST /api/paste`: what the engine reads, 500 KiB.
+pub const MAX_PASTE_BYTES: usize = robots::MAX_ROBOTS_TXT_BYTES;
+/// The largest request body of `POST /api/paste`: the file plus room for multipart headers.
+pub const PASTE_BODY_LIMIT: usize = MAX_PASTE_BYTES + 16 * 1024;
+/// The most reports `GET /api/score/{domain}` lists (newest first); the rest are counted.
+pub const MAX_DOMAIN_REPORTS: usize = 500;
+/// Analysis workers per `serve` process (each runs one analysis at a time).
+pub const WORKERS: usize = 4;
+/// How long a worker holds a job (and its site) without finishing it: the analysis budget
+/// plus a margin for storing. A job left by a dead process is taken again after this.
+pub const JOB_LEASE: Duration = Duration::from_secs(audit::limits::ANALYSIS_BUDGET.as_secs() + 60);
+/// Times a job is started before it is marked failed (a job that kills its process each time
+/// must not kill every process that takes it).
+pub const MAX_JOB_ATTEMPTS: i64 = 3;
+/// How often an idle worker looks for jobs queued by another process (jobs queued by this
+/// process wake it at once).
+pub const WORKER_POLL: Duration = Duration::from_secs(2);
+
+/// A result expires after this long, and the site is checked again: a URL is fetched at most
+/// once per this period by the schedule.
+pub const RESULT_LIFETIME: Duration = Duration::from_secs(7 * 24 * 60 * 60);
+/// The schedule fetches one site at a time, with this pause between two sites.
+pub const BETWEEN_SITES: Duration = Duration::from_secs(15);
+/// A site that could not be reached or asked for fewer requests is left alone this long
+/// after the first failure ...
+pub const FAILURE_BACKOFF_FIRST: Duration = HOUR;
+/// ... twice as long after each further failure in a row, up to this (also the most a
+/// `Retry-After` is honoured up to).
+pub const FAILURE_BACKOFF_MAX: Duration = Duration::from_secs(7 * 24 * 60 * 60);
+/// A site that refuses the bot or shows it a challenge is left alone this long ...
+pub const REFUSAL_BACKOFF_FIRST: Duration = DAY;
+/// ... doubling after each refusal in a row, up to this.
+pub const REFUSAL_BACKOFF_MAX: Duration = Duration::from_secs(30 * 24 * 60 * 60);
+/// The scheduler's lease: one process schedules at a time; another takes over this long
+/// after it stops renewing.
+pub const SCHEDULER_LEASE: Duration = Duration::from_secs(5 * 60);
+/// How often an idle scheduler (nothing due, or the lease held elsewhere) looks again.
+pub const SCHEDULER_IDLE_POLL: Duration = Duration::from_secs(60);
+
+/// Reports are kept in full this many months, then folded into monthly summaries.
+pub const RETENTION_MONTHS: i8 = 6;
+/// How often `serve` runs the retention pass.
+pub const MAINTENANCE_EVERY: Duration = HOUR;
+/// The maintenance lease (one process folds at a time).
+pub const MAINTENANCE_LEASE: Duration = Duration::from_secs(30 * 60);
+
+/// A domain's icon is looked for again when it is this old ...
+pub const ICON_REFRESH: Duration = Duration::from_secs(30 * 24 * 60 * 60);
+/// ... or this often while the domain has none.
+pub const ICON_RETRY: Duration = Duration::from_secs(7 * 24 * 60 * 60);
+
+/// Domains shown per grade by the ranking.
+pub const RANKING_PER_GRADE: usize = 6;
+/// The ranking's pick changes every this long (the same for everyone within a window).
+pub const RANKING_WINDOW: Duration = Duration::from_secs(30 * 60);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seed_004_numbers() {
+        assert_eq!(RESULT_LIFETIME.as_secs(), 7 * 86_400);
+        assert_eq!(BETWEEN_SITES.as_secs(), 15);
+        assert_eq!(FAILURE_BACKOFF_FIRST.as_secs(), 3_600);
+        assert_eq!(FAILURE_BACKOFF_MAX.as_secs(), 7 * 86_400);
+        assert_eq!(REFUSAL_BACKOFF_FIRST.as_secs(), 86_400);
+        assert_eq!(REFUSAL_BACKOFF_MAX.as_secs(), 30 * 86_400);
+        assert_eq!(RETENTION_MONTHS, 6);
+        assert_eq!(ICON_REFRESH.as_secs(), 30 * 86_400);
+        assert_eq!(ICON_RETRY.as_secs(), 7 * 86_400);
+        assert_eq!(REUSE_WINDOW.as_secs(), 600);
+        assert_eq!(MAX_PASTE_BYTES, 512_000);
+        assert_eq!(RANKING_PER_GRADE, 6);
+        assert_eq!(RANKING_WINDOW.as_secs(), 1_800);
+        assert!(JOB_LEASE > audit::limits::ANALYSIS_BUDGET);
+    }
+}

@@ -1,0 +1,166 @@
+//! The service's tables, as versioned migrations (run by [`db::Db::open`]).
+//!
+//! Times are integer milliseconds since the epoch ([`db::millis`]); every integer column is
+//! 64-bit on PostgreSQL so both backends decode it as `i64`.
+
+use db::{Migration, Schema};
+
+/// The service's schema: reports, jobs, domains, the sites list, schedule state, monthly
+/// summaries.
+pub static SCHEMA: Schema = Schema {
+    name: "service",
+    migrations: &[Migration {
+        version: 1,
+        name: "reports, jobs, domains, sites, schedule, summaries",
+        sqlite: SQLITE_V1,
+        postgres: POSTGRES_V1,
+    }],
+};
+
+const SQLITE_V1: &str = "
+CREATE TABLE service_reports (
+    id TEXT PRIMARY KEY,
+    domain TEXT,
+    url TEXT,
+    site TEXT,
+    is_paste BOOLEAN NOT NULL,
+    scheduled BOOLEAN NOT NULL DEFAULT FALSE,
+    state TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    analysed_at INTEGER,
+    score INTEGER,
+    grade TEXT,
+    indexable BOOLEAN NOT NULL DEFAULT FALSE,
+    report_version INTEGER,
+    scoring_version TEXT,
+    error TEXT,
+    robots_body BLOB,
+    document TEXT
+);
+CREATE INDEX service_reports_domain ON service_reports (domain, created_at);
+CREATE INDEX service_reports_url ON service_reports (url, created_at);
+CREATE INDEX service_reports_age ON service_reports (created_at);
+CREATE TABLE service_jobs (
+    job_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    report_id TEXT NOT NULL REFERENCES service_reports (id) ON DELETE CASCADE,
+    url TEXT NOT NULL,
+    site TEXT NOT NULL,
+    queued_at INTEGER NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    lease_holder TEXT,
+    lease_until INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX service_jobs_queued ON service_jobs (queued_at);
+CREATE TABLE service_domains (
+    domain TEXT PRIMARY KEY,
+    icon BLOB,
+    icon_checked_at INTEGER,
+    off_ranking BOOLEAN NOT NULL DEFAULT FALSE
+);
+CREATE TABLE service_sites (
+    url TEXT PRIMARY KEY,
+    site TEXT NOT NULL,
+    added_at INTEGER NOT NULL
+);
+CREATE TABLE service_backoff (
+    site TEXT PRIMARY KEY,
+    failures INTEGER NOT NULL,
+    refusals INTEGER NOT NULL,
+    until_at INTEGER NOT NULL,
+    last_outcome TEXT NOT NULL
+);
+CREATE TABLE service_state (
+    name TEXT PRIMARY KEY,
+    value INTEGER NOT NULL
+);
+CREATE TABLE service_monthly (
+    domain TEXT NOT NULL,
+    month TEXT NOT NULL,
+    reports INTEGER NOT NULL,
+    urls INTEGER NOT NULL,
+    best INTEGER NOT NULL,
+    score_sum INTEGER NOT NULL,
+    lowest INTEGER NOT NULL,
+    PRIMARY KEY (domain, month)
+);
+CREATE TABLE service_monthly_urls (
+    domain TEXT NOT NULL,
+    month TEXT NOT NULL,
+    url_hash INTEGER NOT NULL,
+    PRIMARY KEY (domain, month, url_hash)
+);
+";
+
+const POSTGRES_V1: &str = "
+CREATE TABLE service_reports (
+    id TEXT PRIMARY KEY,
+    domain TEXT,
+    url TEXT,
+    site TEXT,
+    is_paste BOOLEAN NOT NULL,
+    scheduled BOOLEAN NOT NULL DEFAULT FALSE,
+    state TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    analysed_at BIGINT,
+    score BIGINT,
+    grade TEXT,
+    indexable BOOLEAN NOT NULL DEFAULT FALSE,
+    report_version BIGINT,
+    scoring_version TEXT,
+    error TEXT,
+    robots_body BYTEA,
+    document TEXT
+);
+CREATE INDEX service_reports_domain ON service_reports (domain, created_at);
+CREATE INDEX service_reports_url ON service_reports (url, created_at);
+CREATE INDEX service_reports_age ON service_reports (created_at);
+CREATE TABLE service_jobs (
+    job_id BIGSERIAL PRIMARY KEY,
+    report_id TEXT NOT NULL REFERENCES service_reports (id) ON DELETE CASCADE,
+    url TEXT NOT NULL,
+    site TEXT NOT NULL,
+    queued_at BIGINT NOT NULL,
+    attempts BIGINT NOT NULL DEFAULT 0,
+    lease_holder TEXT,
+    lease_until BIGINT NOT NULL DEFAULT 0
+);
+CREATE INDEX service_jobs_queued ON service_jobs (queued_at);
+CREATE TABLE service_domains (
+    domain TEXT PRIMARY KEY,
+    icon BYTEA,
+    icon_checked_at BIGINT,
+    off_ranking BOOLEAN NOT NULL DEFAULT FALSE
+);
+CREATE TABLE service_sites (
+    url TEXT PRIMARY KEY,
+    site TEXT NOT NULL,
+    added_at BIGINT NOT NULL
+);
+CREATE TABLE service_backoff (
+    site TEXT PRIMARY KEY,
+    failures BIGINT NOT NULL,
+    refusals BIGINT NOT NULL,
+    until_at BIGINT NOT NULL,
+    last_outcome TEXT NOT NULL
+);
+CREATE TABLE service_state (
+    name TEXT PRIMARY KEY,
+    value BIGINT NOT NULL
+);
+CREATE TABLE service_monthly (
+    domain TEXT NOT NULL,
+    month TEXT NOT NULL,
+    reports BIGINT NOT NULL,
+    urls BIGINT NOT NULL,
+    best BIGINT NOT NULL,
+    score_sum BIGINT NOT NULL,
+    lowest BIGINT NOT NULL,
+    PRIMARY KEY (domain, month)
+);
+CREATE TABLE service_monthly_urls (
+    domain TEXT NOT NULL,
+    month TEXT NOT NULL,
+    url_hash BIGINT NOT NULL,
+    PRIMARY KEY (domain, month, url_hash)
+);
+";

@@ -1,0 +1,326 @@
+//! Reports: queued, running, finished, failed, pasted; read by id, URL and domain.
+
+use audit::Analysis;
+use db::sqlx;
+use jiff::Timestamp;
+use serde::Serialize;
+use url::Url;
+
+use super::{ms, ts, ReportRow, ReportState, Store};
+use crate::error::{q, ServiceError};
+use crate::ids::{registrable_domain, site_of, ReportId};
+
+/// The columns of a [`ReportRow`], in its order.
+pub(crate) const ROW_COLUMNS: &str = "id, domain, url, is_paste, scheduled, state, created_at, \
+     analysed_at, score, grade, indexable, error";
+
+type RowTuple = (
+    String,
+    Option<String>,
+    Option<String>,
+    bool,
+    bool,
+    String,
+    i64,
+    Option<i64>,
+    Option<i64>,
+    Option<String>,
+    bool,
+    Option<String>,
+);
+
+pub(crate) fn row(t: RowTuple) -> Option<ReportRow> {
+    Some(ReportRow {
+        // A row whose id is not an id was not written by this service: skipped.
+        id: t.0.parse().ok()?,
+        domain: t.1,
+        url: t.2.and_then(|u| Url::parse(&u).ok()),
+        is_paste: t.3,
+        scheduled: t.4,
+        state: ReportState::parse(&t.5),
+        created_at: ts(t.6),
+        analysed_at: t.7.map(ts),
+        score: t.8.and_then(|s| u8::try_from(s).ok()),
+        grade: t.9,
+        indexable: t.10,
+        error: t.11,
+    })
+}
+
+/// A report with its document.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StoredReport {
+    /// Its columns.
+    #[serde(flatten)]
+    pub row: ReportRow,
+    /// The full analysis, when done (robots.txt's text restored from the stored bytes).
+    pub report: Option<Analysis>,
+    /// robots.txt as stored (bytes), when done.
+    #[serde(skip)]
+    pub robots_body: Option<Vec<u8>>,
+}
+
+/// One URL's current (newest done) report, as the ranking sees it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RankingRow {
+    /// The domain.
+    pub domain: String,
+    /// The URL.
+    pub url: String,
+    /// Its newest report.
+    pub id: String,
+    /// Its score.
+    pub score: u8,
+    /// Its grade.
+    pub grade: String,
+}
+
+/// The document as stored: the analysis without robots.txt's text, which is stored once, as
+/// bytes, in its own column.
+fn document(analysis: &Analysis, id: &str) -> Result<(String, Vec<u8>), ServiceError> {
+    let mut copy = analysis.clone();
+    let body = std::mem::take(&mut copy.robots.body).into_bytes();
+    let json = serde_json::to_string(&copy).map_err(ServiceError::document(id))?;
+    Ok((json, body))
+}
+
+impl Store {
+    /// Queue an analysis of `url`: a queued report and its job, in one transaction.
+    pub async fn queue_analysis(
+        &self,
+        url: &Url,
+        now: Timestamp,
+        scheduled: bool,
+    ) -> Result<ReportId, ServiceError> {
+        let id = ReportId::random().map_err(ServiceError::Random)?;
+        let (domain, site) = (registrable_domain(url), site_of(url));
+        let db = &self.db;
+        let insert = "INSERT INTO service_reports (id, domain, url, site, is_paste, scheduled, \
+                      state, created_at) VALUES ($1, $2, $3, $4, FALSE, $5, 'queued', $6)";
+        let job =
+            "INSERT INTO service_jobs (report_id, url, site, queued_at) VALUES ($1, $2, $3, $4)";
+        db::write_tx!(db, tx => {
+            sqlx::query(insert).bind(id.as_str()).bind(&domain).bind(url.as_str()).bind(&site)
+                .bind(scheduled).bind(ms(now)).execute(&mut *tx).await.map_err(q("queue report"))?;
+            sqlx::query(job).bind(id.as_str()).bind(url.as_str()).bind(&site).bind(ms(now))
+                .execute(&mut *tx).await.map_err(q("queue job"))?;
+        });
+        Ok(id)
+    }
+
+    /// A report being analysed now, outside the queue (the schedule runs its own).
+    pub async fn start_report(&self, url: &Url, now: Timestamp) -> Result<ReportId, ServiceError> {
+        let id = ReportId::random().map_err(ServiceError::Random)?;
+        let sql = "INSERT INTO service_reports (id, domain, url, site, is_paste, scheduled, \
+                   state, created_at) VALUES ($1, $2, $3, $4, FALSE, TRUE, 'running', $5)";
+        let (domain, site) = (registrable_domain(url), site_of(url));
+        db::with_pool!(&self.db, pool => sqlx::query(sql).bind(id.as_str()).bind(&domain)
+            .bind(url.as_str()).bind(&site).bind(ms(now)).execute(pool).await.map(drop))
+        .map_err(q("start report"))?;
+        Ok(id)
+    }
+
+    /// Store a pasted or uploaded file's offline audit: never listed, ranked or published.
+    /// `body` is the file as received (the report's text is its lossy reading).
+    pub async fn insert_paste(
+        &self,
+        analysis: &Analysis,
+        body: &[u8],
+        now: Timestamp,
+    ) -> Result<ReportId, ServiceError> {
+        let id = ReportId::random().map_err(ServiceError::Random)?;
+        let (json, _) = document(analysis, id.as_str())?;
+        let kept = &body[..body.len().min(fetch::ROBOTS_TXT_MAX_BYTES)];
+        let sql = "INSERT INTO service_reports (id, is_paste, state, created_at, analysed_at, \
+                   score, grade, indexable, report_version, scoring_version, robots_body, document) \
+                   VALUES ($1, TRUE, 'done', $2, $2, $3, $4, FALSE, $5, $6, $7, $8)";
+        db::with_pool!(&self.db, pool => sqlx::query(sql).bind(id.as_str()).bind(ms(now))
+            .bind(i64::from(analysis.score)).bind(analysis.grade.to_string())
+            .bind(i64::from(analysis.report_version)).bind(&analysis.scoring_version)
+            .bind(kept).bind(&json).execute(pool).await.map(drop))
+        .map_err(q("insert paste"))?;
+        Ok(id)
+    }
+
+    /// Mark a report running (a worker took its job).
+    pub async fn set_running(&self, id: &ReportId) -> Result<(), ServiceError> {
+        let sql = "UPDATE service_reports SET state = 'running' WHERE id = $1 AND state <> 'done'";
+        db::with_pool!(&self.db, pool => sqlx::query(sql).bind(id.as_str()).execute(pool).await.map(drop))
+            .map_err(q("mark running"))?;
+        Ok(())
+    }
+
+    /// Store a finished analysis.
+    pub async fn finish_report(
+        &self,
+        id: &ReportId,
+        analysis: &Analysis,
+    ) -> Result<(), ServiceError> {
+        let (json, body) = document(analysis, id.as_str())?;
+        let sql = "UPDATE service_reports SET state = 'done', analysed_at = $2, score = $3, \
+                   grade = $4, indexable = $5, report_version = $6, scoring_version = $7, \
+                   robots_body = $8, document = $9, error = NULL WHERE id = $1";
+        let indexable = crate::indexing::indexable(analysis);
+        db::with_pool!(&self.db, pool => sqlx::query(sql).bind(id.as_str())
+            .bind(ms(analysis.analysed_at)).bind(i64::from(analysis.score))
+            .bind(analysis.grade.to_string()).bind(indexable)
+            .bind(i64::from(analysis.report_version)).bind(&analysis.scoring_version)
+            .bind(&body).bind(&json).execute(pool).await.map(drop))
+        .map_err(q("finish report"))?;
+        Ok(())
+    }
+
+    /// Mark a report failed, with why.
+    pub async fn fail_report(&self, id: &ReportId, error: &str) -> Result<(), ServiceError> {
+        let sql = "UPDATE service_reports SET state = 'failed', error = $2 WHERE id = $1";
+        db::with_pool!(&self.db, pool => sqlx::query(sql).bind(id.as_str()).bind(error).execute(pool).await.map(drop))
+            .map_err(q("fail report"))?;
+        Ok(())
+    }
+
+    /// One report with its document.
+    pub async fn report(&self, id: &ReportId) -> Result<Option<StoredReport>, ServiceError> {
+        let sql = format!(
+            "SELECT {ROW_COLUMNS}, robots_body, document FROM service_reports WHERE id = $1"
+        );
+        type Full = (
+            String,
+            Option<String>,
+            Option<String>,
+            bool,
+            bool,
+            String,
+            i64,
+            Option<i64>,
+            Option<i64>,
+            Option<String>,
+            bool,
+            Option<String>,
+            Option<Vec<u8>>,
+            Option<String>,
+        );
+        let found: Option<Full> = db::with_pool!(&self.db, pool => sqlx::query_as(&sql)
+            .bind(id.as_str()).fetch_optional(pool).await)
+        .map_err(q("load report"))?;
+        let found = found.map(|f| {
+            (
+                (f.0, f.1, f.2, f.3, f.4, f.5, f.6, f.7, f.8, f.9, f.10, f.11),
+                f.12,
+                f.13,
+            )
+        });
+        let Some((tuple, body, doc)) = found else {
+            return Ok(None);
+        };
+        let Some(row) = row(tuple) else {
+            return Ok(None);
+        };
+        let report = match doc {
+            Some(doc) => {
+                let mut analysis: Analysis =
+                    serde_json::from_str(&doc).map_err(ServiceError::document(id.as_str()))?;
+                if let Some(bytes) = &body {
+                    analysis.robots.body = String::from_utf8_lossy(bytes).into_owned();
+                }
+                Some(analysis)
+            }
+            None => None,
+        };
+        Ok(Some(StoredReport {
+            row,
+            report,
+            robots_body: body,
+        }))
+    }
+
+    /// The newest report of `url` asked for since `since` that did not fail (queued, running
+    /// or done): asking again within the reuse window answers with it.
+    pub async fn recent_for_url(
+        &self,
+        url: &Url,
+        since: Timestamp,
+    ) -> Result<Option<ReportRow>, ServiceError> {
+        let sql = format!(
+            "SELECT {ROW_COLUMNS} FROM service_reports WHERE url = $1 AND is_paste = FALSE \
+             AND state <> 'failed' AND created_at >= $2 ORDER BY created_at DESC LIMIT 1"
+        );
+        let rows = self
+            .rows(&sql, url.as_str(), ms(since), "recent report")
+            .await?;
+        Ok(rows.into_iter().next())
+    }
+
+    /// The reports of `domain`, newest first, at most `limit`, and how many there are.
+    pub async fn domain_reports(
+        &self,
+        domain: &str,
+        limit: usize,
+    ) -> Result<(Vec<ReportRow>, i64), ServiceError> {
+        let sql = format!(
+            "SELECT {ROW_COLUMNS} FROM service_reports WHERE domain = $1 AND is_paste = FALSE \
+             ORDER BY created_at DESC, id LIMIT $2"
+        );
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = self.rows(&sql, domain, limit, "domain reports").await?;
+        let count = "SELECT COUNT(*) FROM service_reports WHERE domain = $1 AND is_paste = FALSE";
+        let total: i64 = db::with_pool!(&self.db, pool => sqlx::query_scalar(count).bind(domain).fetch_one(pool).await)
+            .map_err(q("count domain reports"))?;
+        Ok((rows, total))
+    }
+
+    async fn rows(
+        &self,
+        sql: &str,
+        a: &str,
+        b: i64,
+        context: &'static str,
+    ) -> Result<Vec<ReportRow>, ServiceError> {
+        let tuples: Vec<RowTuple> = db::with_pool!(&self.db, pool => sqlx::query_as(sql)
+            .bind(a).bind(b).fetch_all(pool).await)
+        .map_err(q(context))?;
+        Ok(tuples.into_iter().filter_map(row).collect())
+    }
+
+    /// Every URL's current report (its newest done one) that may be ranked: not a paste,
+    /// indexable, of a domain not kept off the ranking. A URL whose newest report is not
+    /// indexable is left out with its older reports.
+    pub async fn ranking_rows(&self) -> Result<Vec<RankingRow>, ServiceError> {
+        let sql = "SELECT r.domain, r.url, r.id, r.score, r.grade FROM service_reports r \
+             JOIN (SELECT url, MAX(created_at) AS at FROM service_reports \
+                   WHERE is_paste = FALSE AND state = 'done' GROUP BY url) n \
+               ON n.url = r.url AND n.at = r.created_at \
+             LEFT JOIN service_domains d ON d.domain = r.domain \
+             WHERE r.is_paste = FALSE AND r.state = 'done' AND r.indexable = TRUE \
+               AND (d.off_ranking IS NULL OR d.off_ranking = FALSE) \
+             ORDER BY r.domain, r.url";
+        type T = (
+            Option<String>,
+            Option<String>,
+            String,
+            Option<i64>,
+            Option<String>,
+        );
+        let rows: Vec<T> =
+            db::with_pool!(&self.db, pool => sqlx::query_as(sql).fetch_all(pool).await)
+                .map_err(q("ranking"))?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(domain, url, id, score, grade)| {
+                Some(RankingRow {
+                    domain: domain?,
+                    url: url?,
+                    id,
+                    score: u8::try_from(score?).ok()?,
+                    grade: grade?,
+                })
+            })
+            .collect())
+    }
+
+    /// Reports by state (`/api/health`).
+    pub async fn count_state(&self, state: ReportState) -> Result<i64, ServiceError> {
+        let sql = "SELECT COUNT(*) FROM service_reports WHERE state = $1";
+        db::with_pool!(&self.db, pool => sqlx::query_scalar(sql).bind(state.as_str()).fetch_one(pool).await)
+            .map_err(q("count reports"))
+    }
+}

@@ -1,0 +1,111 @@
+//! The schedule's state: per-site back-off and the time of the last scheduled check, stored so
+//! that it survives restarts and moves with the scheduler lease between processes.
+
+use db::sqlx;
+use jiff::Timestamp;
+use url::Url;
+
+use super::{dur_ms, ms, ts, Store};
+use crate::error::{q, ServiceError};
+use crate::limits::RESULT_LIFETIME;
+
+/// One site's back-off: failures and refusals in a row, and until when it is left alone.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Backoff {
+    /// Failures in a row (unreachable, 429, 5xx, network errors).
+    pub failures: u32,
+    /// Refusals or challenges in a row.
+    pub refusals: u32,
+    /// The site is not checked before this.
+    pub until: Timestamp,
+    /// What the last check found (`ok`, `failure`, `refusal`).
+    pub last_outcome: String,
+}
+
+/// A URL due for a scheduled check.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DueUrl {
+    /// The URL.
+    pub url: Url,
+    /// Its site.
+    pub site: String,
+    /// When its newest report was asked for (none: never analysed).
+    pub last: Option<Timestamp>,
+}
+
+/// The stored time of the end of the last scheduled check.
+const LAST_CHECK: &str = "scheduler.last_check";
+
+impl Store {
+    /// The URL most overdue for a check at `now`: on the sites list or analysed before
+    /// (pastes never), whose newest report is at least [`RESULT_LIFETIME`] old (or which has
+    /// none), or whose site failed or refused at its last check and is done backing off;
+    /// never on a site still backing off. Oldest first.
+    pub async fn next_due(&self, now: Timestamp) -> Result<Option<DueUrl>, ServiceError> {
+        let sql = "SELECT u.url, u.site, l.at FROM \
+             (SELECT url, site FROM service_sites \
+              UNION SELECT url, site FROM service_reports WHERE is_paste = FALSE AND url IS NOT NULL) u \
+             LEFT JOIN (SELECT url, MAX(created_at) AS at FROM service_reports \
+                        WHERE is_paste = FALSE AND url IS NOT NULL GROUP BY url) l ON l.url = u.url \
+             LEFT JOIN service_backoff b ON b.site = u.site \
+             WHERE (l.at IS NULL OR l.at <= $1 OR b.last_outcome <> 'ok') \
+               AND (b.until_at IS NULL OR b.until_at <= $2) \
+             ORDER BY COALESCE(l.at, 0), u.url LIMIT 64";
+        let expired = ms(now).saturating_sub(dur_ms(RESULT_LIFETIME));
+        let rows: Vec<(String, String, Option<i64>)> = db::with_pool!(&self.db, pool =>
+            sqlx::query_as(sql).bind(expired).bind(ms(now)).fetch_all(pool).await)
+        .map_err(q("next due"))?;
+        Ok(rows.into_iter().find_map(|(url, site, at)| {
+            Some(DueUrl {
+                url: Url::parse(&url).ok()?,
+                site,
+                last: at.map(ts),
+            })
+        }))
+    }
+
+    /// The back-off of `site`, if any.
+    pub async fn backoff(&self, site: &str) -> Result<Option<Backoff>, ServiceError> {
+        let sql = "SELECT failures, refusals, until_at, last_outcome FROM service_backoff WHERE site = $1";
+        let row: Option<(i64, i64, i64, String)> = db::with_pool!(&self.db, pool =>
+            sqlx::query_as(sql).bind(site).fetch_optional(pool).await)
+        .map_err(q("load backoff"))?;
+        Ok(row.map(|(f, r, until, last_outcome)| Backoff {
+            failures: u32::try_from(f).unwrap_or(u32::MAX),
+            refusals: u32::try_from(r).unwrap_or(u32::MAX),
+            until: ts(until),
+            last_outcome,
+        }))
+    }
+
+    /// Store `site`'s back-off.
+    pub async fn set_backoff(&self, site: &str, backoff: &Backoff) -> Result<(), ServiceError> {
+        let sql = "INSERT INTO service_backoff (site, failures, refusals, until_at, last_outcome) \
+                   VALUES ($1, $2, $3, $4, $5) ON CONFLICT (site) DO UPDATE SET \
+                   failures = excluded.failures, refusals = excluded.refusals, \
+                   until_at = excluded.until_at, last_outcome = excluded.last_outcome";
+        db::with_pool!(&self.db, pool => sqlx::query(sql).bind(site)
+            .bind(i64::from(backoff.failures)).bind(i64::from(backoff.refusals))
+            .bind(ms(backoff.until)).bind(&backoff.last_outcome).execute(pool).await.map(drop))
+        .map_err(q("store backoff"))?;
+        Ok(())
+    }
+
+    /// When the last scheduled check ended.
+    pub async fn last_check(&self) -> Result<Option<Timestamp>, ServiceError> {
+        let sql = "SELECT value FROM service_state WHERE name = $1";
+        let v: Option<i64> = db::with_pool!(&self.db, pool =>
+            sqlx::query_scalar(sql).bind(LAST_CHECK).fetch_optional(pool).await)
+        .map_err(q("last check"))?;
+        Ok(v.map(ts))
+    }
+
+    /// Record the end of a scheduled check.
+    pub async fn set_last_check(&self, at: Timestamp) -> Result<(), ServiceError> {
+        let sql = "INSERT INTO service_state (name, value) VALUES ($1, $2) \
+                   ON CONFLICT (name) DO UPDATE SET value = excluded.value";
+        db::with_pool!(&self.db, pool => sqlx::query(sql).bind(LAST_CHECK).bind(ms(at)).execute(pool).await.map(drop))
+            .map_err(q("store last check"))?;
+        Ok(())
+    }
+}

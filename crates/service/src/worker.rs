@@ -1,0 +1,89 @@
+//! The analysis workers: take queued jobs, run `audit::analyze_with` on the fetcher's polite
+//! pipeline, store the report.
+
+use audit::{Analysis, AnalysisError};
+
+use crate::analyzer::AnalyzerError;
+use db::Holder;
+use tokio::sync::watch;
+use url::Url;
+
+use crate::error::ServiceError;
+use crate::limits::{MAX_JOB_ATTEMPTS, WORKER_POLL};
+use crate::service::Service;
+use crate::store::Job;
+
+/// Why an analysis did not run, in words stored with the failed report.
+pub fn failure_message(error: &AnalyzerError) -> String {
+    let AnalyzerError::Analysis(error) = error else {
+        return error.to_string();
+    };
+    let cause = match error.as_ref() {
+        AnalysisError::InvalidTarget { source, .. }
+        | AnalysisError::NotContacted { source, .. } => source.full_message(),
+        AnalysisError::NoTime { .. } => String::new(),
+    };
+    if cause.is_empty() {
+        error.to_string()
+    } else {
+        format!("{error}: {cause}")
+    }
+}
+
+impl Service {
+    /// Run one analysis of `url` with the service's fetcher and limits (on the analysis
+    /// threads).
+    pub async fn analyze(&self, url: &Url) -> Result<Analysis, AnalyzerError> {
+        self.inner.analyzer.analyze(url).await
+    }
+
+    /// Take and run one queued job, if there is one whose site is free; true when one ran.
+    pub async fn run_one_job(&self, holder: &Holder) -> Result<bool, ServiceError> {
+        let store = &self.inner.store;
+        let Some(job) = store.claim_job(holder, self.inner.clock.now()).await? else {
+            return Ok(false);
+        };
+        self.run_job(&job).await?;
+        store.finish_job(&job, holder).await?;
+        Ok(true)
+    }
+
+    async fn run_job(&self, job: &Job) -> Result<(), ServiceError> {
+        let store = &self.inner.store;
+        if job.attempts > MAX_JOB_ATTEMPTS {
+            let message = format!("given up after {MAX_JOB_ATTEMPTS} attempts");
+            return store.fail_report(&job.report, &message).await;
+        }
+        store.set_running(&job.report).await?;
+        match self.analyze(&job.url).await {
+            Ok(analysis) => {
+                tracing::info!(id = %job.report, score = analysis.score, "report stored");
+                store.finish_report(&job.report, &analysis).await
+            }
+            Err(error) => {
+                tracing::info!(id = %job.report, error = %error, "analysis failed");
+                store
+                    .fail_report(&job.report, &failure_message(&error))
+                    .await
+            }
+        }
+    }
+
+    /// Run a worker until `stop` turns true: jobs queued by this process wake it at once,
+    /// jobs queued by others are found within [`WORKER_POLL`].
+    pub async fn worker(&self, mut stop: watch::Receiver<bool>) {
+        let holder = Holder::new();
+        while !*stop.borrow() {
+            match self.run_one_job(&holder).await {
+                Ok(true) => continue,
+                Ok(false) => {}
+                Err(error) => tracing::warn!(error = %error, "worker: store error"),
+            }
+            tokio::select! {
+                _ = self.inner.wake.notified() => {}
+                _ = tokio::time::sleep(WORKER_POLL) => {}
+                changed = stop.changed() => if changed.is_err() { break },
+            }
+        }
+    }
+}

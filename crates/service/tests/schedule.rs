@@ -1,0 +1,216 @@
+//! The schedule against the test web on both backends, on a manual clock (sleeps move it at
+//! once and are recorded): one site at a time 15 s apart, results expiring after 7 days,
+//! back-off for an unreachable site, 429 with and without Retry-After, 403 and a challenge
+//! page; the state surviving a restart; one scheduler at a time.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use db::testing::on_both_backends;
+use db::DbTarget;
+use jiff::Timestamp;
+use service::clock::add;
+use service::limits::{BETWEEN_SITES, RESULT_LIFETIME, SCHEDULER_IDLE_POLL, SCHEDULER_LEASE};
+use service::schedule::CheckOutcome;
+use service::{ManualClock, Scheduler, Service, ServiceConfig, Store, Tick};
+use testweb::{Reply, TestWeb};
+use url::Url;
+
+const HOUR: Duration = Duration::from_secs(3600);
+const DAY: Duration = Duration::from_secs(86_400);
+
+fn closed_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+fn sites(web: &TestWeb) {
+    web.site("ok.test")
+        .path("/robots.txt")
+        .respond(Reply::robots_txt("User-agent: *\nAllow: /\n"));
+    web.site("busy.test")
+        .path("/robots.txt")
+        .respond(Reply::status(429));
+    web.site("slow.test")
+        .path("/robots.txt")
+        .respond(Reply::status(429).header("Retry-After", "7200"));
+    web.site("deny.test")
+        .path("/robots.txt")
+        .respond(Reply::status(403));
+    web.site("deny.test").path("/").respond(Reply::status(403));
+    web.site("chal.test").path("/robots.txt").respond(
+        Reply::status(403)
+            .header("cf-mitigated", "challenge")
+            .header("Content-Type", "text/html")
+            .body("<html><head><title>Just a moment...</title></head></html>"),
+    );
+}
+
+async fn service(
+    target: &DbTarget,
+    web: &TestWeb,
+    down_port: u16,
+    clock: Arc<ManualClock>,
+) -> Service {
+    let store = Store::open(target).await.unwrap();
+    let mut config = fetch::FetchConfig::new("RobotsTxtParser", "http://service.test/bot");
+    config.allow_private_addresses = true;
+    for host in [
+        "ok.test",
+        "busy.test",
+        "slow.test",
+        "deny.test",
+        "chal.test",
+    ] {
+        for pin in web.pins(host) {
+            config.resolve.push(pin.parse().unwrap());
+        }
+    }
+    config
+        .resolve
+        .push(format!("down.test:{down_port}:127.0.0.1").parse().unwrap());
+    let fetcher = fetch::Fetcher::new(config).unwrap();
+    let config = ServiceConfig {
+        public_url: "http://service.test/".parse().unwrap(),
+        limits: audit::Limits::default(),
+    };
+    Service::new(store, fetcher, config, clock)
+}
+
+fn start() -> Timestamp {
+    "2026-03-01T00:00:00Z".parse().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn one_site_at_a_time_with_back_off_by_outcome() {
+    on_both_backends(|target| async move {
+        let web = TestWeb::start().await;
+        sites(&web);
+        let down = closed_port();
+        let clock = ManualClock::new(start());
+        let service = service(&target, &web, down, clock.clone()).await;
+        let urls: Vec<Url> = [
+            "ok.test",
+            "busy.test",
+            "slow.test",
+            "deny.test",
+            "chal.test",
+        ]
+        .iter()
+        .map(|h| Url::parse(&web.http_url(h, "/")).unwrap())
+        .chain([Url::parse(&format!("http://down.test:{down}/")).unwrap()])
+        .collect();
+        service.store().add_sites(&urls, start()).await.unwrap();
+        let scheduler = Scheduler::new(service.clone());
+        let mut outcomes = std::collections::BTreeMap::new();
+        for _ in 0..6 {
+            let Tick::Checked { url, outcome } = scheduler.step().await else {
+                panic!("a check")
+            };
+            outcomes.insert(url.host_str().unwrap().to_owned(), outcome);
+        }
+        assert_eq!(
+            clock.take_sleeps(),
+            vec![BETWEEN_SITES; 6],
+            "15 s between sites"
+        );
+        let failure = CheckOutcome::Failure { retry_after: None };
+        assert_eq!(outcomes["ok.test"], CheckOutcome::Ok);
+        assert_eq!(outcomes["down.test"], failure);
+        assert_eq!(outcomes["busy.test"], failure);
+        assert_eq!(
+            outcomes["slow.test"],
+            CheckOutcome::Failure {
+                retry_after: Some(2 * HOUR)
+            }
+        );
+        assert_eq!(outcomes["deny.test"], CheckOutcome::Refusal);
+        assert_eq!(outcomes["chal.test"], CheckOutcome::Refusal);
+        // Nothing is due now: everything was just checked or backs off.
+        assert_eq!(scheduler.step().await, Tick::NothingDue);
+        assert_eq!(clock.take_sleeps(), vec![SCHEDULER_IDLE_POLL]);
+
+        // The state survives a restart: a new process sees the same back-offs.
+        drop(scheduler);
+        let service = self::service(&target, &web, down, clock.clone()).await;
+        let scheduler = Scheduler::new(service.clone());
+        let until = |host: &str| {
+            let store = service.store().clone();
+            let site = service::site_of(
+                &urls
+                    .iter()
+                    .find(|u| u.host_str() == Some(host))
+                    .unwrap()
+                    .clone(),
+            );
+            async move { store.backoff(&site).await.unwrap().unwrap() }
+        };
+        let t0 = start();
+        for (host, wait) in [
+            ("busy.test", HOUR),
+            ("down.test", HOUR),
+            ("slow.test", 2 * HOUR),
+            ("deny.test", DAY),
+            ("chal.test", DAY),
+        ] {
+            let b = until(host).await;
+            let since = t0.duration_until(b.until).unsigned_abs();
+            assert!(
+                since >= wait && since < wait + Duration::from_secs(600),
+                "{host}: {since:?}"
+            );
+        }
+        // Scheduler lease: the first scheduler's lease (dropped, never released) blocks
+        // this one until it expires.
+        assert_eq!(scheduler.tick().await.unwrap(), Tick::NotLeader);
+        clock.advance(SCHEDULER_LEASE);
+        assert_eq!(
+            scheduler.tick().await.unwrap(),
+            Tick::NothingDue,
+            "taken over"
+        );
+        clock.set(add(t0, HOUR + Duration::from_secs(300)));
+        // busy and down are due again after an hour; they fail again: two hours now.
+        let mut again = Vec::new();
+        while let Tick::Checked { url, .. } = scheduler.step().await {
+            again.push(url.host_str().unwrap().to_owned());
+        }
+        again.sort();
+        assert_eq!(again, vec!["busy.test", "down.test"]);
+        assert_eq!(until("busy.test").await.failures, 2);
+        assert_eq!(web.requests_to("busy.test", "/robots.txt").len(), 2);
+        assert_eq!(
+            web.requests_to("ok.test", "/robots.txt").len(),
+            1,
+            "fetched at most once per 7 days"
+        );
+
+        // After 7 days the good site is checked again.
+        clock.set(add(t0, RESULT_LIFETIME));
+        let mut week = Vec::new();
+        while let Tick::Checked { url, .. } = scheduler.step().await {
+            week.push(url.host_str().unwrap().to_owned());
+        }
+        assert!(week.contains(&"ok.test".to_owned()), "{week:?}");
+        assert_eq!(web.requests_to("ok.test", "/robots.txt").len(), 2);
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_restarted_scheduler_waits_out_the_pause_between_sites() {
+    on_both_backends(|target| async move {
+        let web = TestWeb::start().await;
+        sites(&web);
+        let clock = ManualClock::new(start());
+        let service = service(&target, &web, closed_port(), clock.clone()).await;
+        service.store().set_last_check(start()).await.unwrap();
+        clock.advance(Duration::from_secs(5));
+        Scheduler::new(service).resume().await.unwrap();
+        assert_eq!(
+            clock.take_sleeps(),
+            vec![BETWEEN_SITES - Duration::from_secs(5)]
+        );
+    })
+    .await;
+}
