@@ -45,9 +45,13 @@ fn crawler_chart(label: &str, rows: &[&CrawlerStat], value: fn(&CrawlerStat) -> 
     let mut bars: Vec<(String, f64)> = rows
         .iter()
         .map(|row| (row.token.clone(), value(row) as f64))
+        .filter(|(_, value)| *value > 0.0)
         .collect();
     bars.sort_by(|a, b| b.1.total_cmp(&a.1));
     bars.truncate(CRAWLERS_CHARTED);
+    if bars.is_empty() {
+        return html! { p { "None yet." } };
+    }
     svg::bars(label, &bars)
 }
 
