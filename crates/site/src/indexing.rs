@@ -6,9 +6,10 @@
 //! RobotsTxtParser or every crawler (`User-agent: *`) off the page. A directive addressed only
 //! to named crawlers is passed on to those crawlers, the same way.
 //!
-//! A robots.txt that could not be read (5xx, 429, a network failure) has no rules that keep
-//! anyone off the page: the bot stayed away because the server failed, not because the site
-//! asked, so that alone does not make a URL noindex.
+//! A robots.txt that could not be read (5xx, 429, a network failure) disallows every path for
+//! the bot (RFC 9309 section 2.3.1.4): the page was kept off limits, so it is not published
+//! either (the service's store decides the same way). A provided file with no page is a
+//! paste, never published.
 
 use audit::crawlers::BOT_TOKENS;
 use audit::report::RobotsStatus;
@@ -31,6 +32,8 @@ pub enum NoindexReason {
     RobotsKeepsBotOff,
     /// Its robots.txt keeps every crawler (`User-agent: *`) off the page.
     RobotsKeepsEveryoneOff,
+    /// Its robots.txt could not be read, which disallows every path for the bot.
+    RobotsUnreadable,
 }
 
 impl NoindexReason {
@@ -41,6 +44,9 @@ impl NoindexReason {
             NoindexReason::RobotsKeepsBotOff => "its robots.txt keeps RobotsTxtParser off the page",
             NoindexReason::RobotsKeepsEveryoneOff => {
                 "its robots.txt keeps every crawler (User-agent: *) off the page"
+            }
+            NoindexReason::RobotsUnreadable => {
+                "its robots.txt could not be read, which keeps the bot off every page"
             }
         }
     }
@@ -119,8 +125,12 @@ fn reason(analysis: &Analysis) -> Option<NoindexReason> {
     if analysis.page.directives.noindex_for_all() {
         return Some(NoindexReason::PageAsks);
     }
-    if analysis.robots.outcome != RobotsStatus::Rules {
-        return None;
+    match analysis.robots.outcome {
+        RobotsStatus::Rules => {}
+        RobotsStatus::NoFile => return None,
+        RobotsStatus::Unreachable | RobotsStatus::RateLimited | RobotsStatus::Provided => {
+            return Some(NoindexReason::RobotsUnreadable)
+        }
     }
     let path = page_path(analysis)?;
     let body = analysis.robots.body.as_bytes();

@@ -200,3 +200,41 @@ async fn a_domain_page_is_noindex_when_none_of_its_urls_may_be_indexed() {
     let sitemap = get(&app, "/sitemap.xml").await.body;
     assert!(!sitemap.contains("site.test"), "{sitemap}");
 }
+
+/// Stores one report whose robots.txt answered with `outcome`, and whether it is published.
+async fn published_with(outcome: audit::report::RobotsStatus) -> Seen {
+    let data = MemoryData::new();
+    let page = "https://site.test/";
+    let mut report = analysis(page, "", &[], &[], "2026-11-01T10:00:00Z");
+    report.robots.outcome = outcome;
+    let id = data.insert(url(page), report);
+    let app = app(&data);
+    let answer = get(&app, &format!("/score/site.test/{id}")).await;
+    Seen {
+        x_robots_tag: answer.headers("x-robots-tag"),
+        body: answer.body,
+        in_ranking: get(&app, "/")
+            .await
+            .body
+            .contains("href=\"/score/site.test\""),
+        in_sitemap: get(&app, "/sitemap.xml")
+            .await
+            .body
+            .contains(&id.to_string()),
+        domain_robots: get(&app, "/score/site.test").await.headers("x-robots-tag"),
+    }
+}
+
+#[tokio::test]
+async fn an_unreadable_robots_txt_keeps_the_bot_off_so_nothing_is_published() {
+    use audit::report::RobotsStatus;
+    for outcome in [RobotsStatus::Unreachable, RobotsStatus::RateLimited] {
+        let seen = published_with(outcome).await;
+        assert_noindex(&seen, &format!("robots.txt {outcome:?}"));
+    }
+    let seen = published_with(RobotsStatus::NoFile).await;
+    assert!(
+        seen.in_ranking && seen.in_sitemap,
+        "no robots.txt (4xx): no rules, indexable"
+    );
+}
