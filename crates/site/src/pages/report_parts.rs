@@ -64,9 +64,19 @@ fn finding_points(analysis: &Analysis) -> Vec<u32> {
         .collect()
 }
 
+/// The findings grouped by check, in report order (worst first): the explanation and fix
+/// once per check, then each occurrence with its line and cost. A file with the same mistake
+/// on many lines stays a short page.
 fn findings(analysis: &Analysis) -> Markup {
     let costs = finding_points(analysis);
     let deducted: u32 = analysis.scoring.deductions.iter().map(|d| d.points).sum();
+    let mut groups: Vec<Vec<(&Finding, u32)>> = Vec::new();
+    for (finding, cost) in analysis.findings.iter().zip(costs) {
+        match groups.iter_mut().find(|group| group[0].0.id == finding.id) {
+            Some(group) => group.push((finding, cost)),
+            None => groups.push(vec![(finding, cost)]),
+        }
+    }
     html! {
         h2 #findings { "Findings" }
         @if analysis.findings.is_empty() {
@@ -74,8 +84,8 @@ fn findings(analysis: &Analysis) -> Markup {
         } @else {
             p { (analysis.findings.len()) " findings, " (deducted) " points deducted in all." }
             ol.findings {
-                @for (finding, cost) in analysis.findings.iter().zip(costs) {
-                    li { (finding_item(finding, cost)) }
+                @for group in &groups {
+                    li { (finding_group(group)) }
                 }
             }
         }
@@ -85,10 +95,25 @@ fn findings(analysis: &Analysis) -> Markup {
     }
 }
 
-fn finding_item(finding: &Finding, cost: u32) -> Markup {
-    let severity = finding.severity.to_string();
+fn finding_group(group: &[(&Finding, u32)]) -> Markup {
+    let first = group[0].0;
+    let severity = first.severity.to_string();
     html! {
         span class=(format!("sev sev-{severity}")) { (severity) } " "
+        @if group.len() == 1 {
+            (occurrence(first, group[0].1))
+        } @else {
+            strong { (visible(&first.id.check().map_or_else(|| first.id.to_string(), |c| c.title.to_owned()))) }
+            " (" (group.len()) " times)"
+            ul { @for (finding, cost) in group { li { (occurrence(finding, *cost)) } } }
+        }
+        p { (first.why()) }
+        @if !first.fix().is_empty() { p { strong { "Fix: " } (first.fix()) } }
+    }
+}
+
+fn occurrence(finding: &Finding, cost: u32) -> Markup {
+    html! {
         strong { (visible(&finding.title())) }
         " (−" (cost) " points)"
         @if let Some(line) = finding.line() {
@@ -103,8 +128,6 @@ fn finding_item(finding: &Finding, cost: u32) -> Markup {
         @if let Some(url) = &finding.evidence.url {
             br; code { (visible(url)) }
         }
-        p { (finding.why()) }
-        @if !finding.fix().is_empty() { p { strong { "Fix: " } (finding.fix()) } }
     }
 }
 
