@@ -16,8 +16,9 @@ use crate::cache::Cached;
 use crate::data::{CurrentReport, DataError, ReportId, ReportLookup, SiteData, SubmitError};
 use crate::html::{domain_href, report_href, stylesheet_path, STYLESHEET};
 use crate::pages::{self, Html};
+use crate::ranking::{self, Ranking};
 use crate::stats::Stats;
-use crate::{ranking, security, sitemap, SiteConfig, MAX_PASTE_BYTES};
+use crate::{security, sitemap, SiteConfig, MAX_PASTE_BYTES};
 
 /// The largest request body the paste form may send: the file twice (the text box and the
 /// upload) and room for the multipart framing.
@@ -37,16 +38,40 @@ pub(crate) struct AppState<D> {
     pub(crate) data: Arc<D>,
     pub(crate) config: SiteConfig,
     current: Cached<Vec<CurrentReport>>,
+    /// The ranking made from the list in `current` (the same `Arc`) for one window.
+    ranking: std::sync::Mutex<Option<MadeRanking>>,
     stats: Cached<Stats>,
 }
 
 type St<D> = State<Arc<AppState<D>>>;
+
+/// A ranking with what it was made from: the list of current reports and the window.
+type MadeRanking = (Arc<Vec<CurrentReport>>, i64, Arc<Ranking>);
 
 impl<D: SiteData> AppState<D> {
     async fn current(&self) -> Result<Arc<Vec<CurrentReport>>, DataError> {
         self.current
             .get(self.config.data_refresh, self.data.current_reports())
             .await
+    }
+
+    /// The ranking of this window, made once per list of current reports and window.
+    async fn ranking(&self) -> Result<Arc<Ranking>, DataError> {
+        let current = self.current().await?;
+        let now = Timestamp::now();
+        let window = ranking::window_of(now);
+        let mut slot = self
+            .ranking
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((list, at, made)) = slot.as_ref() {
+            if Arc::ptr_eq(list, &current) && *at == window {
+                return Ok(Arc::clone(made));
+            }
+        }
+        let made = Arc::new(ranking::rank(&current, now));
+        *slot = Some((current, window, Arc::clone(&made)));
+        Ok(made)
     }
 }
 
@@ -55,6 +80,7 @@ pub(crate) fn router<D: SiteData>(data: Arc<D>, config: SiteConfig) -> Router {
         data,
         config,
         current: Cached::new(),
+        ranking: std::sync::Mutex::new(None),
         stats: Cached::new(),
     });
     let router = Router::new()
@@ -114,8 +140,7 @@ async fn not_found() -> Response {
 }
 
 async fn home<D: SiteData>(State(state): St<D>) -> PageResult {
-    let current = state.current().await?;
-    let ranking = ranking::rank(&current, Timestamp::now());
+    let ranking = state.ranking().await?;
     Ok(pages::home::page(&ranking, None).into_response())
 }
 
@@ -159,8 +184,7 @@ async fn home_with_error<D: SiteData>(
     error: SubmitError,
     url: &str,
 ) -> PageResult {
-    let current = state.current().await?;
-    let ranking = ranking::rank(&current, Timestamp::now());
+    let ranking = state.ranking().await?;
     let status = match &error {
         SubmitError::Invalid(_) => StatusCode::BAD_REQUEST,
         SubmitError::TooMany { .. } => StatusCode::TOO_MANY_REQUESTS,
