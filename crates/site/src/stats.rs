@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use audit::crawlers::Purpose;
 use audit::{Analysis, Grade};
+use jiff::Timestamp;
 use robots::GroupSelection;
 use serde::{Deserialize, Serialize};
 
@@ -101,19 +102,40 @@ impl StatsBuilder {
     /// Counts one report; `current` when it is the newest of its URL (the state of the web
     /// now is made of those).
     pub fn add(&mut self, analysis: &Analysis, current: bool) {
-        let month = analysis.analysed_at.strftime("%Y-%m").to_string();
+        self.add_score(analysis.analysed_at, analysis.score);
+        self.add_month_detail(analysis);
+        if current {
+            self.add_current(analysis);
+        }
+    }
+
+    /// Counts a report known only by its time and score (a store's cheap column read), for
+    /// the month-by-month figures.
+    pub fn add_score(&mut self, at: Timestamp, score: u8) {
+        let acc = self.months.entry(month_of(at)).or_default();
+        acc.reports += 1;
+        acc.score_sum += f64::from(score);
+    }
+
+    /// Counts the full document of a URL's newest report: grades, crawlers, findings, and
+    /// its month's share of sites blocking an AI crawler. Use with [`StatsBuilder::add_score`]
+    /// for the same report.
+    pub fn add_current_document(&mut self, analysis: &Analysis) {
+        self.add_month_detail(analysis);
+        self.add_current(analysis);
+    }
+
+    fn add_month_detail(&mut self, analysis: &Analysis) {
         let blocks_ai = analysis
             .crawlers
             .iter()
             .any(|row| !row.root.allowed && is_ai(row.purpose));
-        let acc = self.months.entry(month).or_default();
-        acc.reports += 1;
+        let acc = self
+            .months
+            .entry(month_of(analysis.analysed_at))
+            .or_default();
         acc.detailed += 1;
-        acc.score_sum += f64::from(analysis.score);
         acc.blocking_ai += u64::from(blocks_ai);
-        if current {
-            self.add_current(analysis);
-        }
     }
 
     fn add_current(&mut self, analysis: &Analysis) {
@@ -198,6 +220,10 @@ impl StatsBuilder {
             months,
         }
     }
+}
+
+fn month_of(at: Timestamp) -> String {
+    at.strftime("%Y-%m").to_string()
 }
 
 fn is_ai(purpose: Purpose) -> bool {
