@@ -315,10 +315,14 @@ async fn walk(client: &Client, base: &str, target: &str) {
     screenshot(client, "paste").await;
 
     // The ranking now shows the analysed site too.
-    client.goto(&format!("{base}/")).await.expect("home");
+    client
+        .goto(&format!("{base}/#ranking"))
+        .await
+        .expect("home");
     let home = wait_for_text(client, "Ranking").await;
-    assert!(home.contains("example.test"));
+    assert!(home.contains("href=\"/score/example.test\""));
     assert!(!home.contains("/paste/"), "pastes are never listed");
+    screenshot(client, "ranking").await;
 
     for (path, name, text) in [
         ("/stats", "stats", "The state of the web"),
