@@ -46,4 +46,4 @@ pub use links::{
 };
 pub use rank::{parse_sizes, rank, DeclaredSize, IconLink, RelKind, APPLE_TOUCH_DEFAULT_SIZE};
 pub use refresh::{icon_due, next_icon_check, ICON_REFRESH_AGE, NO_ICON_RETRY_AGE};
-pub use svg::{MAX_SVG_DEPTH, MAX_SVG_NODES};
+pub use svg::{MAX_SVG_DEPTH, MAX_SVG_NODES, SVG_LAYER_COST};

@@ -5,6 +5,7 @@ use std::io::Cursor;
 
 use icon::{
     decode_icon, IconError, ICON_SIZE, MAX_DIMENSION, MAX_ICON_BYTES, MAX_SVG_DEPTH, MAX_SVG_NODES,
+    SVG_LAYER_COST,
 };
 use image::{DynamicImage, ImageFormat, Rgba, RgbaImage};
 
@@ -399,6 +400,32 @@ fn markers_count_once_per_vertex() {
         Err(IconError::SvgTooComplex { .. })
     ));
     decoded(path(20, "marker-mid=\"url(#m)\"").as_bytes(), None);
+}
+
+#[test]
+fn filters_masks_and_patterns_weigh_as_layers() {
+    assert_eq!(SVG_LAYER_COST, 100);
+    let uses = MAX_SVG_NODES / SVG_LAYER_COST;
+    let circles = |count: usize, how: &str| {
+        let shapes: String = (0..count)
+            .map(|i| format!("<circle cx=\"{}\" cy=\"32\" r=\"30\" {how}/>", i % 64))
+            .collect();
+        format!(
+            "<svg {SVG_NS} viewBox=\"0 0 64 64\"><filter id=\"b\"><feGaussianBlur stdDeviation=\"2\"/></filter>\
+             <mask id=\"m\"><rect width=\"64\" height=\"64\" fill=\"white\"/></mask>\
+             <pattern id=\"p\" width=\"4\" height=\"4\"><rect width=\"2\" height=\"2\" fill=\"red\"/></pattern>{shapes}</svg>"
+        )
+    };
+    for how in ["filter=\"url(#b)\"", "mask=\"url(#m)\"", "fill=\"url(#p)\""] {
+        assert!(
+            matches!(
+                decode_icon(circles(uses, how).as_bytes(), None),
+                Err(IconError::SvgTooComplex { .. })
+            ),
+            "{how}"
+        );
+        decoded(circles(uses / 4, how).as_bytes(), None);
+    }
 }
 
 #[test]

@@ -494,3 +494,26 @@ async fn crawl_delay_waits_come_out_of_one_budget() {
         started.elapsed()
     );
 }
+
+#[tokio::test]
+async fn an_unreachable_robots_txt_means_no_request_at_all() {
+    let web = TestWeb::start().await;
+    let host = "down.test";
+    web.site(host)
+        .path("/robots.txt")
+        .respond(Reply::status(503));
+    web.site(host)
+        .path("/favicon.ico")
+        .respond(Reply::ok().body(image_bytes(GREEN, 16, ImageFormat::Ico)));
+    let search = find_icon(&make_fetcher(&web, &[host]), &site(&web, host), None).await;
+    assert!(search.icon.is_none());
+    assert!(matches!(
+        search.home_page,
+        HomePageRead::Skipped(SkipReason::RobotsUnreachable { .. })
+    ));
+    assert!(matches!(
+        search.attempts[0].result,
+        AttemptResult::Skipped(SkipReason::RobotsUnreachable { .. })
+    ));
+    assert_eq!(paths(&web), ["/robots.txt"]);
+}
