@@ -83,6 +83,10 @@ fn extreme_aspect_ratios_keep_at_least_one_pixel() {
     let line = decoded(&encode(&solid(4000, 2, RED), ImageFormat::Png), None);
     assert!(line.pixels().any(is_red));
     assert_eq!(*line.get_pixel(0, 0), CLEAR);
+    for (width, height) in [(MAX_DIMENSION, 1), (1, MAX_DIMENSION)] {
+        let thin = decoded(&encode(&solid(width, height, RED), ImageFormat::Png), None);
+        assert!(thin.pixels().any(is_red), "{width}x{height}");
+    }
     let column = decoded(&encode(&solid(1, 64, RED), ImageFormat::Png), None);
     // Centred: (64 - 1) / 2 = column 31.
     assert!(is_red(column.get_pixel(31, 0)));
@@ -453,4 +457,43 @@ fn broken_svgs_are_errors() {
         decode_icon(b"<html></html>", Some("image/svg+xml; charset=utf-8")),
         Err(IconError::Svg(_))
     ));
+}
+
+/// Corrupted files never panic: every byte of small valid files in each format (and of an
+/// SVG) is altered in turn, and they are cut short; each result is an icon or an error.
+#[test]
+fn corrupted_files_give_errors_not_panics() {
+    let mut files: Vec<Vec<u8>> = [
+        ImageFormat::Png,
+        ImageFormat::Ico,
+        ImageFormat::Gif,
+        ImageFormat::WebP,
+    ]
+    .into_iter()
+    .map(|format| encode(&solid(8, 8, RED), format))
+    .collect();
+    files.push(encode(
+        &DynamicImage::ImageRgb8(solid(8, 8, RED).to_rgb8()),
+        ImageFormat::Jpeg,
+    ));
+    files.push(
+        format!("<svg {SVG_NS} viewBox=\"0 0 8 8\"><use href=\"#r\"/><rect id=\"r\" width=\"8\" height=\"8\" fill=\"url(#g)\"/><linearGradient id=\"g\"/></svg>")
+            .into_bytes(),
+    );
+    let mut outcomes = (0usize, 0usize);
+    for file in &files {
+        for position in 0..file.len() {
+            let mut corrupt = file.clone();
+            corrupt[position] ^= 0xa5;
+            match decode_icon(&corrupt, None) {
+                Ok(_) => outcomes.0 += 1,
+                Err(_) => outcomes.1 += 1,
+            }
+            if position % 5 == 0 {
+                let _ = decode_icon(&file[..position], None);
+            }
+        }
+    }
+    // Both happen: the test exercises decoders, not only the sniffing.
+    assert!(outcomes.0 > 0 && outcomes.1 > 0, "{outcomes:?}");
 }
