@@ -127,7 +127,8 @@ pub struct IconSearch {
 
 /// Looks for the icon of the site whose home page is `site` (e.g. `https://example.com/`),
 /// as RobotsTxtParser, within [`FIND_ICON_DEADLINE`]. `home_page` spares the request for
-/// the home page when the caller has it.
+/// the home page when the caller has it. The future is `Send`: run it on any runtime.
+/// `fetcher` should identify as [`BOT_TOKEN`] (the service's analysis fetcher).
 pub async fn find_icon(
     fetcher: &Fetcher,
     site: &Url,
@@ -191,6 +192,13 @@ pub async fn find_icon_within(
             break;
         }
     }
+    tracing::debug!(
+        site = %site,
+        found = search.icon.is_some(),
+        declared = search.declared.len(),
+        attempts = search.attempts.len(),
+        "icon search"
+    );
     search
 }
 
