@@ -74,6 +74,10 @@ pub const RANKING_PER_GRADE: usize = 6;
 /// The ranking's pick changes every this long (the same for everyone within a window).
 pub const RANKING_WINDOW: Duration = Duration::from_secs(30 * 60);
 
+/// How long the ranking's data (every URL's current report) is reused before it is read
+/// from the store again: the home page must not scan every report on each request.
+pub const RANKING_CACHE: Duration = Duration::from_secs(60);
+
 #[cfg(test)]
 mod tests {
     use super::*;
