@@ -76,6 +76,10 @@ async fn read_head(
     if !is_html {
         return read;
     }
+    if let Some(failure) = crate::run::unreadable(&fetched) {
+        read.failure = Some(failure);
+        return read;
+    }
     let mut reader = HeadReader::new();
     let ended = loop {
         match fetched.body.chunk().await {
@@ -139,8 +143,16 @@ fn page_report(target: &Url, obtained: Obtained, head: HeadRead) -> PageReport {
         final_url: obtained.final_url,
         redirects: obtained.redirects,
         content_type: head.content_type,
-        x_robots_tag: head.x_robots_tag,
-        meta: head.meta,
+        // Read whole above; kept cut, as a hostile page can make them as long as its head.
+        x_robots_tag: head.x_robots_tag.iter().map(|v| page::excerpt(v)).collect(),
+        meta: head
+            .meta
+            .into_iter()
+            .map(|meta| MetaTag {
+                content: page::excerpt(&meta.content),
+                ..meta
+            })
+            .collect(),
         directives,
         bytes_read: head.bytes_read,
         error: failure.as_ref().map(RequestFailed::message),

@@ -225,11 +225,14 @@ pub struct PageReport {
     pub redirects: Vec<Hop>,
     /// The `Content-Type`.
     pub content_type: Option<String>,
-    /// Every `X-Robots-Tag` header.
+    /// Every `X-Robots-Tag` header, each cut to [`page::MAX_SOURCE_CHARS`] characters (the
+    /// directives are read from the whole value).
     pub x_robots_tag: Vec<String>,
-    /// The robots meta tags (`robots` and crawler names) of the `<head>`.
+    /// The robots meta tags (`robots` and crawler names) of the `<head>`, their content cut
+    /// to [`page::MAX_SOURCE_CHARS`] characters (the directives are read from the whole).
     pub meta: Vec<MetaTag>,
-    /// The directives they carry.
+    /// The directives they carry (at most [`page::directives::MAX_DIRECTIVES`], the rest
+    /// counted).
     pub directives: PageDirectives,
     /// Body bytes read (decoded): the reading stops where the HTML tokenizer ends the head,
     /// or at [`crate::limits::PAGE_MAX_BYTES`] (absent from reports before it was recorded,

@@ -117,6 +117,10 @@ async fn read_sitemap(
         content_type,
         start: None,
     };
+    if let Some(failure) = crate::run::unreadable(&fetched) {
+        obtained.failure = Some(failure);
+        return sitemap_report(sitemap, obtained, Some(answer));
+    }
     match fetched.body.read_to_end(None).await {
         Ok(body) => answer.start = Some(body.bytes),
         Err(error) => match run.budget_cut(&error, phase) {

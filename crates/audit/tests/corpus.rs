@@ -4,10 +4,10 @@
 //! round trip through JSON.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use audit::{audit_robots_txt, FileContext, Score, Severity};
+use audit::{audit_robots_txt, FileAudit, FileContext, Score, Severity};
 
 #[path = "../../../testdata/corpus/reader.rs"]
 mod corpus;
@@ -37,56 +37,67 @@ fn sweep(files: &[PathBuf]) -> BTreeSet<String> {
             "{} took {elapsed:?}",
             path.display()
         );
-        for finding in &audit.findings {
-            assert_eq!(
-                Some(finding.severity),
-                finding.id.severity(),
-                "{}",
-                path.display()
-            );
-            if let Some(line) = finding.line() {
-                // A file cut by the size limit is reported at the first line not read.
-                let last = audit.summary.lines.max(1)
-                    + usize::from(finding.id == audit::CheckId::FetchTooLarge);
-                assert!(
-                    (1..=last).contains(&line),
-                    "{}: {} at line {line} of {}",
-                    path.display(),
-                    finding.id,
-                    audit.summary.lines
-                );
-            }
-            assert!(
-                finding.specific_title().is_some(),
-                "{}: {finding:?} cannot render its title",
-                path.display()
-            );
-            seen.insert(finding.id.to_string());
-        }
-        if audit
-            .findings
-            .iter()
-            .any(|f| f.severity == Severity::Critical)
-        {
-            assert!(
-                score.score <= audit::score::CRITICAL_CAP,
-                "{}",
-                path.display()
-            );
-        }
-        let json = serde_json::to_string(&audit).expect("serialisable");
-        let back: audit::FileAudit = serde_json::from_str(&json)
-            .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
-        assert_eq!(
-            back,
-            audit,
-            "{}: the JSON round trip changed the audit",
-            path.display()
-        );
+        check_findings(path, &audit, &mut seen);
+        check_score_and_json(path, &audit, &score);
         *grades.entry(score.grade.to_string()).or_insert(0usize) += 1;
     }
     eprintln!("audited {} files; grades {grades:?}", files.len());
     seen
+}
+
+/// Every finding of `audit` (of the file at `path`) has its check's severity, a line that
+/// exists and a title it can render; records the check ids in `seen`.
+fn check_findings(path: &Path, audit: &FileAudit, seen: &mut BTreeSet<String>) {
+    for finding in &audit.findings {
+        assert_eq!(
+            Some(finding.severity),
+            finding.id.severity(),
+            "{}",
+            path.display()
+        );
+        if let Some(line) = finding.line() {
+            // A file cut by the size limit is reported at the first line not read.
+            let last = audit.summary.lines.max(1)
+                + usize::from(finding.id == audit::CheckId::FetchTooLarge);
+            assert!(
+                (1..=last).contains(&line),
+                "{}: {} at line {line} of {}",
+                path.display(),
+                finding.id,
+                audit.summary.lines
+            );
+        }
+        assert!(
+            finding.specific_title().is_some(),
+            "{}: {finding:?} cannot render its title",
+            path.display()
+        );
+        seen.insert(finding.id.to_string());
+    }
+}
+
+/// A critical finding caps the score, and the audit survives a JSON round trip.
+fn check_score_and_json(path: &Path, audit: &FileAudit, score: &Score) {
+    if audit
+        .findings
+        .iter()
+        .any(|f| f.severity == Severity::Critical)
+    {
+        assert!(
+            score.score <= audit::score::CRITICAL_CAP,
+            "{}",
+            path.display()
+        );
+    }
+    let json = serde_json::to_string(audit).expect("serialisable");
+    let back: FileAudit =
+        serde_json::from_str(&json).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    assert_eq!(
+        &back,
+        audit,
+        "{}: the JSON round trip changed the audit",
+        path.display()
+    );
 }
 
 #[test]

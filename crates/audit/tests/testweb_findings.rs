@@ -42,16 +42,31 @@ fn with_sitemap(web: &TestWeb, host: &str, robots: &str) -> Reply {
     ))
 }
 
-fn sites(web: &TestWeb) -> Vec<Site> {
-    let site = |host, robots, expected| Site {
+/// A site whose page is a plain HTML page without directives and that declares no sitemap.
+fn site(host: &'static str, robots: Reply, expected: CheckId) -> Site {
+    Site {
         host,
         robots,
         page: Some(html("")),
         sitemap: None,
         page_path: "/",
         expected,
-    };
-    let mut sites = vec![
+    }
+}
+
+/// Every crafted site.
+fn sites(web: &TestWeb) -> Vec<Site> {
+    let mut sites = status_sites();
+    sites.extend(file_sites());
+    sites.extend(redirect_and_sitemap_list_sites(web));
+    sites.extend(page_sites());
+    sites.extend(sitemap_sites(web));
+    sites
+}
+
+/// robots.txt answering with a status that stops or frees the bot.
+fn status_sites() -> Vec<Site> {
+    vec![
         site(
             "server-error.test",
             Reply::status(503),
@@ -76,6 +91,12 @@ fn sites(web: &TestWeb) -> Vec<Site> {
             CheckId::FetchChallenge,
         ),
         site("not-found.test", Reply::status(404), CheckId::FetchNotFound),
+    ]
+}
+
+/// robots.txt answering 200 with something wrong with the file.
+fn file_sites() -> Vec<Site> {
+    vec![
         site(
             "html.test",
             Reply::ok().header("Content-Type", "text/html").body(
@@ -104,6 +125,12 @@ fn sites(web: &TestWeb) -> Vec<Site> {
             text(GOOD_ROBOTS).header("X-Robots-Tag", "noindex"),
             CheckId::FetchRobotsNoindex,
         ),
+    ]
+}
+
+/// robots.txt redirected, or declaring sitemaps that cannot be reached.
+fn redirect_and_sitemap_list_sites(web: &TestWeb) -> Vec<Site> {
+    vec![
         site(
             "loop.test",
             Reply::redirect(301, "/robots.txt"),
@@ -133,68 +160,79 @@ fn sites(web: &TestWeb) -> Vec<Site> {
             )),
             CheckId::SitemapHostsUnreachable,
         ),
-    ];
-    sites.push(Site {
-        page: Some(html("<meta name=\"robots\" content=\"noindex, nofollow\">")),
-        ..site("noindex-page.test", text(GOOD_ROBOTS), CheckId::PageNoindex)
-    });
-    sites.push(Site {
-        page: Some(html("<meta name=\"robots\" content=\"index, noindex\">")),
-        ..site("conflict.test", text(GOOD_ROBOTS), CheckId::PageConflict)
-    });
-    sites.push(Site {
-        page: Some(html("<meta name=\"robots\" content=\"nofolow\">")),
-        ..site(
-            "invalid-directive.test",
-            text(GOOD_ROBOTS),
-            CheckId::PageInvalidDirective,
-        )
-    });
-    sites.push(Site {
-        page: Some(Reply::status(500)),
-        ..site(
-            "page-error.test",
-            text(GOOD_ROBOTS),
-            CheckId::PageUnreachable,
-        )
-    });
-    sites.push(Site {
-        page_path: "/admin/settings",
-        ..site(
-            "page-disallowed.test",
-            text(GOOD_ROBOTS),
-            CheckId::LogicPageDisallowed,
-        )
-    });
-    sites.push(Site {
-        sitemap: Some(Reply::status(404)),
-        ..site(
-            "sitemap-missing.test",
-            with_sitemap(web, "sitemap-missing.test", GOOD_ROBOTS),
-            CheckId::SitemapUnreachable,
-        )
-    });
-    sites.push(Site {
-        sitemap: Some(html("<title>Not a sitemap</title>")),
-        ..site(
-            "sitemap-html.test",
-            with_sitemap(web, "sitemap-html.test", GOOD_ROBOTS),
-            CheckId::SitemapNotASitemap,
-        )
-    });
-    sites.push(Site {
-        sitemap: Some(Reply::ok().body(URLSET)),
-        ..site(
-            "sitemap-blocked.test",
-            with_sitemap(
-                web,
+    ]
+}
+
+/// A good robots.txt and a page saying something of its own.
+fn page_sites() -> Vec<Site> {
+    vec![
+        Site {
+            page: Some(html("<meta name=\"robots\" content=\"noindex, nofollow\">")),
+            ..site("noindex-page.test", text(GOOD_ROBOTS), CheckId::PageNoindex)
+        },
+        Site {
+            page: Some(html("<meta name=\"robots\" content=\"index, noindex\">")),
+            ..site("conflict.test", text(GOOD_ROBOTS), CheckId::PageConflict)
+        },
+        Site {
+            page: Some(html("<meta name=\"robots\" content=\"nofolow\">")),
+            ..site(
+                "invalid-directive.test",
+                text(GOOD_ROBOTS),
+                CheckId::PageInvalidDirective,
+            )
+        },
+        Site {
+            page: Some(Reply::status(500)),
+            ..site(
+                "page-error.test",
+                text(GOOD_ROBOTS),
+                CheckId::PageUnreachable,
+            )
+        },
+        Site {
+            page_path: "/admin/settings",
+            ..site(
+                "page-disallowed.test",
+                text(GOOD_ROBOTS),
+                CheckId::LogicPageDisallowed,
+            )
+        },
+    ]
+}
+
+/// A good robots.txt declaring a sitemap that is missing, not one, or disallowed.
+fn sitemap_sites(web: &TestWeb) -> Vec<Site> {
+    vec![
+        Site {
+            sitemap: Some(Reply::status(404)),
+            ..site(
+                "sitemap-missing.test",
+                with_sitemap(web, "sitemap-missing.test", GOOD_ROBOTS),
+                CheckId::SitemapUnreachable,
+            )
+        },
+        Site {
+            sitemap: Some(html("<title>Not a sitemap</title>")),
+            ..site(
+                "sitemap-html.test",
+                with_sitemap(web, "sitemap-html.test", GOOD_ROBOTS),
+                CheckId::SitemapNotASitemap,
+            )
+        },
+        Site {
+            sitemap: Some(Reply::ok().body(URLSET)),
+            ..site(
                 "sitemap-blocked.test",
-                "User-agent: *\nDisallow: /sitemap.xml\n",
-            ),
-            CheckId::SitemapDisallowed,
-        )
-    });
-    sites
+                with_sitemap(
+                    web,
+                    "sitemap-blocked.test",
+                    "User-agent: *\nDisallow: /sitemap.xml\n",
+                ),
+                CheckId::SitemapDisallowed,
+            )
+        },
+    ]
 }
 
 fn fetcher(web: &TestWeb, sites: &[Site]) -> Fetcher {

@@ -213,3 +213,70 @@ async fn directives_nofollow_media_and_https() {
     );
     db.cleanup().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redirects_are_revisited_at_their_end_and_media_fetched_once_across_runs() {
+    let db = TestDb::new(Backend::Sqlite).await;
+    let web = MultiWeb::start(1).await;
+    let h = "moved.test";
+    web.site(h)
+        .path("/robots.txt")
+        .respond(Reply::robots_txt("User-agent: *\nAllow: /\n"));
+    web.site(h).path("/sitemap.xml").respond(Reply::status(404));
+    web.site(h).path("/").script([
+        html("<a href=/old>old</a><img src=/img/a.png>"),
+        // The second time the page shows the same image bytes under another name too.
+        html("<a href=/old>old</a><img src=/img/a.png><img src=/img/copy.png>"),
+    ]);
+    web.site(h)
+        .path("/old")
+        .respond(Reply::redirect(301, &web.https_url(h, "/new")));
+    web.site(h)
+        .path("/new")
+        .respond(html("new").header("ETag", "\"n1\""));
+    let png = Reply::ok()
+        .header("Content-Type", "image/png")
+        .body(b"\x89PNG once");
+    web.site(h).path("/img/a.png").respond(png.clone());
+    web.site(h).path("/img/copy.png").respond(png);
+    let warc = tempfile::tempdir().unwrap();
+    let f = fetcher(&web, &[(h, 0)]);
+    let seeds = [web.http_url(h, "/")];
+    let mut c = config(warc.path());
+    c.revisit_after = Duration::ZERO;
+    crawl(&db.target, f.clone(), c.clone(), &seeds).await;
+    assert_eq!(web.requests_to(h, "/old").len(), 1);
+    assert_eq!(web.requests_to(h, "/new").len(), 1);
+    let store = crawl::store::Store::open(&db.target).await.unwrap();
+    let old = crawl::normal::NormalUrl::parse(&web.https_url(h, "/old")).unwrap();
+    let chain = store.url_redirects(old.key()).await.unwrap().unwrap();
+    let chain: serde_json::Value = serde_json::from_str(&chain).unwrap();
+    assert_eq!(chain["hops"][0]["status"], 301, "{chain}");
+    assert_eq!(chain["final_url"], web.https_url(h, "/new"), "{chain}");
+    store.close().await;
+
+    // Everything is due again: /old is revisited at /new, conditionally, without the hop;
+    // the image is not fetched again; the same bytes under a new name are stored once.
+    web.clear_requests();
+    web.site(h)
+        .path("/new")
+        .respond(Reply::status(304).header("ETag", "\"n1\""));
+    crawl(&db.target, f, c, &seeds).await;
+    assert!(web.requests_to(h, "/old").is_empty(), "no hop again");
+    let new = web.requests_to(h, "/new");
+    assert_eq!(new.len(), 1);
+    assert_eq!(new[0].header("if-none-match"), Some("\"n1\""));
+    assert!(web.requests_to(h, "/img/a.png").is_empty(), "media once");
+    assert_eq!(web.requests_to(h, "/img/copy.png").len(), 1);
+    let records = warc_records(warc.path());
+    let of = |p: &str| {
+        records
+            .iter()
+            .filter(|(_, u)| u.ends_with(p))
+            .map(|(t, _)| t.as_str())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(of("/img/a.png"), ["request", "response"]);
+    assert_eq!(of("/img/copy.png"), ["revisit"], "stored once");
+    db.cleanup().await;
+}

@@ -329,7 +329,7 @@ async fn merging_origins_moves_hosts_and_keeps_the_stricter_pace() {
             ..Batch::default()
         };
         store.commit(&batch, &me).await.unwrap();
-        let into = store.merge_origins(&ob.name, &oa.name).await.unwrap();
+        let into = store.merge_origins(&ob.name, &oa.name, &me).await.unwrap();
         assert_eq!(into, oa.id);
         let row = store.origin(oa.id).await.unwrap().unwrap();
         assert_eq!((row.gap, row.failures), (Duration::from_secs(5), 3));
@@ -348,6 +348,78 @@ async fn merging_origins_moves_hosts_and_keeps_the_stricter_pace() {
             .await
             .unwrap();
         assert_eq!(c.origin_id, oa.id);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn merges_follow_earlier_merges_and_pass_another_process_lease_on() {
+    on_both_backends(|target| async move {
+        let store = open(&target).await;
+        let (me, other, third) = (
+            Holder::named("me"),
+            Holder::named("other"),
+            Holder::named("third"),
+        );
+        let now = Timestamp::now();
+        let later = now + SignedDuration::from_secs(31);
+        let a = queue(&store, "a.test", &["/1"], None).await;
+        let b = queue(&store, "b.test", &["/1"], None).await;
+        queue(&store, "c.test", &["/1"], None).await;
+        let name = |h: &str| OriginName(h.to_string());
+        // Another process works b: merged into a, its lease passes on, so a third process
+        // cannot take b's URLs over (under a) while the lease runs.
+        let held = store.claim_origins(&other, now, 10).await.unwrap();
+        assert!(held.iter().any(|o| o.id == b.origin_id));
+        store.release_origins(&[a.origin_id], &other).await.unwrap();
+        store
+            .merge_origins(&name("b.test"), &name("a.test"), &me)
+            .await
+            .unwrap();
+        let claimed: Vec<i64> = store
+            .claim_origins(&third, now, 10)
+            .await
+            .unwrap()
+            .iter()
+            .map(|o| o.id)
+            .collect();
+        assert!(!claimed.contains(&a.origin_id), "{claimed:?}");
+        // Merging into b (merged into a) lands in a; merging a into c then into a again
+        // changes nothing more: no cycle, a stays claimable.
+        let into = store
+            .merge_origins(&name("c.test"), &name("b.test"), &me)
+            .await
+            .unwrap();
+        assert_eq!(into, a.origin_id);
+        let into = store
+            .merge_origins(&name("a.test"), &name("c.test"), &me)
+            .await
+            .unwrap();
+        assert_eq!(into, a.origin_id);
+        let status = store.status(now).await.unwrap();
+        assert_eq!(status.origins.len(), 1, "{:?}", status.origins);
+        assert_eq!(status.origins[0].hosts, ["a.test", "b.test", "c.test"]);
+        let claimed = store.claim_origins(&third, later, 10).await.unwrap();
+        assert_eq!(
+            claimed.iter().map(|o| o.id).collect::<Vec<_>>(),
+            [a.origin_id]
+        );
+        assert_eq!(store.claim_urls(a.origin_id, 10).await.unwrap().len(), 3);
+        // The merging process's own lease is not passed on: what it merged is free at once.
+        let d = queue(&store, "d.test", &["/1"], None).await;
+        let e = queue(&store, "e.test", &["/1"], None).await;
+        let mine = store.claim_origins(&me, now, 10).await.unwrap();
+        assert!(mine.iter().any(|o| o.id == d.origin_id));
+        store.release_origins(&[e.origin_id], &me).await.unwrap();
+        store
+            .merge_origins(&name("d.test"), &name("e.test"), &me)
+            .await
+            .unwrap();
+        let claimed = store.claim_origins(&third, now, 10).await.unwrap();
+        assert_eq!(
+            claimed.iter().map(|o| o.id).collect::<Vec<_>>(),
+            [e.origin_id]
+        );
     })
     .await;
 }

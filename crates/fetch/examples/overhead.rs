@@ -22,11 +22,8 @@ fn gzip(body: &[u8]) -> Vec<u8> {
     encoder.finish().expect("writing to a Vec")
 }
 
-fn main() {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime");
+/// The web: `HOSTS` hosts with a robots.txt each and `REQUESTS` pages of 30 KB, gzipped.
+fn scripted_web() -> Arc<ScriptedWeb> {
     let web = ScriptedWeb::new();
     let page: Vec<u8> = (0..30_000)
         .map(|i| b"<a href=/x>link</a> "[i % 20])
@@ -46,6 +43,15 @@ fn main() {
             );
         }
     }
+    web
+}
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let web = scripted_web();
     let polite = Polite::new(
         RobotsCache::new(web.fetcher(), Policy::Cached),
         Pacer::new(PacerConfig {

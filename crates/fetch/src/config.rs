@@ -16,8 +16,9 @@ pub const DEFAULT_TOTAL_TIMEOUT: Duration = Duration::from_secs(60);
 /// robots.txt served with 101 header lines "malformed" (so disallow-all); browsers and curl
 /// bound the header *size* instead (curl: 300 KiB in all), which [`MAX_HEADER_BYTES`] does.
 pub const MAX_RESPONSE_HEADERS: usize = 1000;
-/// Response header bytes accepted: 256 KiB, over HTTP/1.1 (hyper's read buffer) and HTTP/2
-/// (`SETTINGS_MAX_HEADER_LIST_SIZE`, where h2's default is 16 KiB).
+/// Response header bytes accepted: 256 KiB (each line's name and value, plus `: ` and CRLF),
+/// over HTTP/1.1 (checked on the head hyper read) and HTTP/2 (`SETTINGS_MAX_HEADER_LIST_SIZE`,
+/// where h2's default is 16 KiB). More is a malformed response.
 pub const MAX_HEADER_BYTES: usize = 256 * 1024;
 /// Default minimum transfer rate: at least this many body bytes ...
 pub const DEFAULT_MIN_TRANSFER_BYTES: u64 = 1024;

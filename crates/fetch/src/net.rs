@@ -81,6 +81,9 @@ impl ReqwestClient {
             .send()
             .await
             .map_err(|e| map_error(&e, &host))?;
+        // hyper bounds HTTP/1.1 heads by its read buffer (about 400 KiB), h2 by the header
+        // list size we set; one documented bound for both versions is checked here.
+        within_header_bytes(response.headers(), &host)?;
         let tls_leaf_sha256 = response
             .extensions()
             .get::<reqwest::tls::TlsInfo>()
@@ -122,6 +125,29 @@ impl HttpClient for ReqwestClient {
     }
 }
 
+/// The size of `headers` as sent over HTTP/1.1: each line's name and value, plus `: ` and
+/// CRLF.
+fn header_bytes(headers: &http::HeaderMap) -> usize {
+    headers
+        .iter()
+        .map(|(name, value)| name.as_str().len() + value.len() + 4)
+        .sum()
+}
+
+/// Refuses a response whose headers are larger than [`MAX_HEADER_BYTES`], as malformed.
+fn within_header_bytes(headers: &http::HeaderMap, host: &str) -> Result<(), FetchError> {
+    let bytes = header_bytes(headers);
+    if bytes <= MAX_HEADER_BYTES {
+        return Ok(());
+    }
+    Err(FetchError::MalformedResponse {
+        host: host.to_owned(),
+        source: Cause::message(format!(
+            "response headers of {bytes} bytes, over the limit of {MAX_HEADER_BYTES}"
+        )),
+    })
+}
+
 /// The host (lower case punycode, IPv6 in brackets) and port of a fetchable URL.
 fn host_and_port(url: &Url) -> Result<(String, u16), FetchError> {
     let scope = crate::scope::Scope::of(url)?;
@@ -156,6 +182,12 @@ fn map_error(error: &reqwest::Error, host: &str) -> FetchError {
         if let Some(mapped) = this
             .downcast_ref::<hyper::Error>()
             .and_then(|hyper_error| from_hyper(hyper_error, host, cause))
+        {
+            return mapped;
+        }
+        if let Some(mapped) = this
+            .downcast_ref::<h2::Error>()
+            .and_then(|h2_error| from_h2(h2_error, host, cause))
         {
             return mapped;
         }
@@ -212,6 +244,21 @@ fn from_hyper(error: &hyper::Error, host: &str, cause: impl Fn() -> Cause) -> Op
             host,
             source: cause(),
         })
+}
+
+/// The failure an HTTP/2 error stands for, when its reason says the server broke the
+/// protocol (a header list over [`MAX_HEADER_BYTES`] among them): a malformed response, not
+/// worth retrying.
+fn from_h2(error: &h2::Error, host: &str, cause: impl Fn() -> Cause) -> Option<FetchError> {
+    use h2::Reason;
+    matches!(
+        error.reason(),
+        Some(Reason::PROTOCOL_ERROR | Reason::FRAME_SIZE_ERROR | Reason::COMPRESSION_ERROR)
+    )
+    .then(|| FetchError::MalformedResponse {
+        host: host.to_owned(),
+        source: cause(),
+    })
 }
 
 fn error_chain(error: &dyn std::error::Error) -> String {

@@ -327,18 +327,7 @@ impl Polite {
             reason,
         };
         if !verdict.allowed {
-            let robots_url = scope.robots_txt_url().clone();
-            let reason = match verdict.deciding_rule() {
-                Some((line, rule)) => SkipReason::Disallowed {
-                    robots_url,
-                    line,
-                    rule,
-                },
-                None => SkipReason::RobotsUnreachable {
-                    robots_url,
-                    source: verdict.source,
-                },
-            };
+            let reason = refusal(&scope, &verdict);
             trail.verdict = Some(verdict);
             return Err(skip(reason));
         }
@@ -361,6 +350,7 @@ impl Polite {
             .fetcher()
             .send_hop(&request.request, url, operation.deadline)
             .await;
+        permit.answered();
         let hop = match hop {
             Ok(hop) => hop,
             Err(error) => {
@@ -414,6 +404,7 @@ impl Polite {
                         operation.deadline,
                     )
                     .await;
+                    permit.answered();
                     permit.learn(match (&fetched.error, fetched.status) {
                         (Some(error), _) => Learned::from_error(error),
                         (None, Some(status)) => Learned::from_status(status, fetched.retry_after),
@@ -454,5 +445,22 @@ impl Polite {
                 reason,
             }),
         }
+    }
+}
+
+/// Why a URL in `scope` that `verdict` disallows is not requested: the rule that disallows
+/// it, or (no rule: everything is disallowed) robots.txt being unreachable.
+fn refusal(scope: &Scope, verdict: &Verdict) -> SkipReason {
+    let robots_url = scope.robots_txt_url().clone();
+    match verdict.deciding_rule() {
+        Some((line, rule)) => SkipReason::Disallowed {
+            robots_url,
+            line,
+            rule,
+        },
+        None => SkipReason::RobotsUnreachable {
+            robots_url,
+            source: verdict.source,
+        },
     }
 }

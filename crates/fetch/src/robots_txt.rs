@@ -24,7 +24,7 @@ use tracing::Instrument;
 use crate::body::ContentCoding;
 use crate::deadline::Deadline;
 use crate::error::FetchError;
-use crate::fetcher::{Fetcher, HopRecord, Request, Validators};
+use crate::fetcher::{Fetcher, HopRecord, Request, Response, Validators};
 use crate::headers::{cache_lifetime, max_age, retry_after, DEFAULT_CACHE_LIFETIME};
 use crate::redirect::RedirectHop;
 use crate::scope::Scope;
@@ -229,16 +229,7 @@ async fn fetch_robots(
     let traced = fetcher
         .fetch_traced(request, fetcher.deadline(Some(deadline)))
         .await;
-    let response = match traced.result {
-        Ok(response) => match &response.coding {
-            ContentCoding::Unsupported(encoding) => Err(FetchError::UnsupportedEncoding {
-                encoding: encoding.clone(),
-            }),
-            _ => Ok(response),
-        },
-        Err(error) => Err(error),
-    };
-    let response = match response {
+    let response = match traced.result.and_then(readable) {
         Ok(response) => response,
         Err(error) => {
             tracing::debug!(error = %error.full_message(), outcome = "unreachable", "robots.txt");
@@ -247,6 +238,28 @@ async fn fetch_robots(
             return failed;
         }
     };
+    answered(robots_url, response, conditional, fetched_at)
+}
+
+/// `response`, if its body can be read as text: a content coding that was not asked for is
+/// never parsed (an empty or garbled "file" would allow everything).
+fn readable(response: Response) -> Result<Response, FetchError> {
+    match &response.coding {
+        ContentCoding::Unsupported(encoding) => Err(FetchError::UnsupportedEncoding {
+            encoding: encoding.clone(),
+        }),
+        _ => Ok(response),
+    }
+}
+
+/// The robots.txt fetch that `response` (to a request made at `fetched_at`) answered, by the
+/// status table.
+fn answered(
+    robots_url: &Url,
+    response: Response,
+    conditional: bool,
+    fetched_at: jiff::Timestamp,
+) -> RobotsFetch {
     let status = response.status;
     let outcome = outcome_of(status, conditional);
     tracing::debug!(status = status.as_u16(), %outcome, bytes = response.body.len(), "robots.txt");

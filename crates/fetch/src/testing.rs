@@ -234,26 +234,25 @@ impl ScriptedWeb {
         Fetcher::with_client(config, client).expect("a valid configuration")
     }
 
+    /// Logs `request` and picks its scripted reply (the last one repeats).
+    fn reply_to(&self, request: &HopRequest) -> Option<Reply> {
+        let mut state = self.lock();
+        let mut url = request.url.clone();
+        url.set_fragment(None);
+        state.log.push(Logged {
+            at: Instant::now(),
+            method: request.method,
+            url: url.clone(),
+            headers: request.headers.clone(),
+        });
+        let (replies, served) = state.routes.get_mut(url.as_str())?;
+        let index = (*served).min(replies.len().saturating_sub(1));
+        *served += 1;
+        replies.get(index).cloned()
+    }
+
     async fn answer(&self, request: HopRequest) -> Result<HopResponse, FetchError> {
-        let reply = {
-            let mut state = self.lock();
-            let mut url = request.url.clone();
-            url.set_fragment(None);
-            state.log.push(Logged {
-                at: Instant::now(),
-                method: request.method,
-                url: url.clone(),
-                headers: request.headers.clone(),
-            });
-            match state.routes.get_mut(url.as_str()) {
-                Some((replies, served)) => {
-                    let index = (*served).min(replies.len().saturating_sub(1));
-                    *served += 1;
-                    replies.get(index).cloned()
-                }
-                None => None,
-            }
-        };
+        let reply = self.reply_to(&request);
         let reply = reply.unwrap_or_else(|| Reply::status(404).body("not found"));
         if !reply.delay.is_zero() {
             tokio::time::sleep(reply.delay).await;

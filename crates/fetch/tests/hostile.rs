@@ -1,6 +1,7 @@
-//! Hostile servers on 127.0.0.1: many header lines, credentials in a redirect, headerless
-//! deflate, encodings not asked for, a slow redirect chain against the overall deadline, and
-//! the raw exchange as sent and received.
+//! Hostile servers on 127.0.0.1: many header lines, credentials in a redirect or in the
+//! caller's URL, headerless deflate, encodings not asked for, a body streamed past its cap, a
+//! slow redirect chain against the overall deadline, and the raw exchange as sent and
+//! received.
 
 mod common;
 
@@ -10,7 +11,7 @@ use std::time::Duration;
 use common::{config, fetcher, url};
 use fetch::{
     fetch_robots_txt, fetch_robots_txt_within, ContentCoding, Deadline, ErrorKind, FetchError,
-    Fetcher, Request, RobotsOutcome, TimeoutPhase,
+    Fetcher, Request, RobotsOutcome, TimeoutPhase, MAX_HEADER_BYTES, MAX_RESPONSE_HEADERS,
 };
 use testweb::{Reply, TestWeb};
 
@@ -47,6 +48,58 @@ async fn hundreds_of_header_lines_are_accepted_over_http1_and_http2() {
                 .verdict("/private", &ProductTokens::JITTYBOT)
                 .allowed
         );
+    }
+}
+
+/// `count` header lines of `value_bytes` bytes each.
+fn with_headers_of(mut reply: Reply, count: usize, value_bytes: usize) -> Reply {
+    for i in 0..count {
+        reply = reply.header(&format!("X-F{i}"), &"v".repeat(value_bytes));
+    }
+    reply
+}
+
+#[tokio::test]
+async fn header_limits_hold_at_their_constants() {
+    let web = TestWeb::start().await;
+    // The server adds a few lines of its own (date, content-length).
+    let lines = |count| with_headers_of(Reply::ok().body("x"), count, 1);
+    web.site("a.test")
+        .path("/lines-under")
+        .respond(lines(MAX_RESPONSE_HEADERS - 10));
+    web.site("a.test")
+        .path("/lines-over")
+        .respond(lines(MAX_RESPONSE_HEADERS + 1));
+    // Few lines, many bytes: 200 lines of 1,000 bytes fit, 300 do not.
+    const { assert!(200 * 1010 < MAX_HEADER_BYTES && 300 * 1000 > MAX_HEADER_BYTES) };
+    let kilobyte_lines = |count| with_headers_of(Reply::ok().body("x"), count, 1000);
+    web.site("a.test")
+        .path("/bytes-under")
+        .respond(kilobyte_lines(200));
+    web.site("a.test")
+        .path("/bytes-over")
+        .respond(kilobyte_lines(300));
+    let fetcher = fetcher(&web, &["a.test"]);
+    // Only the outcome is shown: a response would print hundreds of kilobytes of headers.
+    let outcome = |target: String| {
+        let fetcher = fetcher.clone();
+        async move {
+            let request = Request::get(url(&target));
+            match fetcher.fetch(request).await {
+                Ok(response) => Ok(response.headers.len()),
+                Err(error) => Err(error.kind()),
+            }
+        }
+    };
+    let under = outcome(web.http_url("a.test", "/lines-under")).await;
+    assert!(under.is_ok_and(|lines| lines >= MAX_RESPONSE_HEADERS - 10));
+    let over = outcome(web.http_url("a.test", "/lines-over")).await;
+    assert_eq!(over, Err(ErrorKind::MalformedResponse));
+    for target in [web.http_url("a.test", "/"), web.https_url("a.test", "/")] {
+        let under = outcome(target.clone() + "bytes-under").await;
+        assert!(under.is_ok_and(|lines| lines >= 200), "{target}: {under:?}");
+        let over = outcome(target.clone() + "bytes-over").await;
+        assert_eq!(over, Err(ErrorKind::MalformedResponse), "{target}");
     }
 }
 
@@ -87,6 +140,56 @@ async fn credentials_in_a_redirect_location_are_never_sent_nor_shown() {
     assert_eq!(landed.len(), 2);
     for request in landed {
         assert_eq!(request.header("authorization"), None);
+    }
+}
+
+#[tokio::test]
+async fn credentials_in_the_callers_url_are_never_sent_nor_shown() {
+    let web = TestWeb::start().await;
+    web.site("a.test")
+        .path("/robots.txt")
+        .respond(Reply::robots_txt(FILE));
+    web.site("a.test")
+        .path("/page")
+        .respond(Reply::redirect(302, "/landed"));
+    web.site("a.test")
+        .path("/landed")
+        .respond(Reply::ok().body("landed"));
+    let fetcher = fetcher(&web, &["a.test"]);
+    let with_credentials = |path: &str| {
+        url(&web
+            .http_url("a.test", path)
+            .replace("http://", "http://user:secret@"))
+    };
+    let response = fetcher
+        .fetch(Request::get(with_credentials("/page")))
+        .await
+        .unwrap();
+    assert_eq!(response.body, b"landed");
+    let robots = fetch_robots_txt(&fetcher, &with_credentials("/page"))
+        .await
+        .unwrap();
+    assert_eq!(robots.outcome, RobotsOutcome::Rules);
+    let hop = fetcher
+        .send_hop(
+            &Request::get(with_credentials("/landed")),
+            &with_credentials("/landed"),
+            Deadline::after(Duration::from_secs(5)),
+        )
+        .await
+        .unwrap();
+    for shown in [
+        format!("{response:?}"),
+        format!("{robots:?}"),
+        format!("{:?}", hop.record()),
+    ] {
+        assert!(!shown.contains("secret"), "{shown}");
+        assert!(!shown.contains("user:"), "{shown}");
+    }
+    let log = web.requests();
+    assert_eq!(log.len(), 4, "{log:?}");
+    for request in log {
+        assert_eq!(request.header("authorization"), None, "{}", request.path);
     }
 }
 
@@ -142,6 +245,74 @@ async fn an_encoding_not_asked_for_is_neither_decoded_nor_read_as_text() {
         !robots
             .verdict("/anything", &ProductTokens::JITTYBOT)
             .allowed
+    );
+    // An unknown coding and two stacked codings are not asked for either.
+    for (host, coding) in [("b.test", "x-unheard-of"), ("c.test", "gzip, zstd")] {
+        web.site(host)
+            .path("/robots.txt")
+            .respond(Reply::robots_txt(FILE).header("Content-Encoding", coding));
+    }
+    let fetcher = self::fetcher(&web, &["b.test", "c.test"]);
+    for (host, coding) in [("b.test", "x-unheard-of"), ("c.test", "gzip, zstd")] {
+        let robots = fetch_robots_txt(&fetcher, &url(&web.http_url(host, "/")))
+            .await
+            .unwrap();
+        assert_eq!(robots.outcome, RobotsOutcome::Unreachable, "{host}");
+        assert!(robots.robots.is_none(), "{host}: parsed as text");
+        let error = robots.error.expect("an error");
+        assert_eq!(error.kind(), ErrorKind::UnsupportedEncoding, "{host}");
+        assert!(error.to_string().contains(coding), "{error}");
+    }
+}
+
+#[tokio::test]
+async fn a_streamed_body_is_cut_at_the_decoded_cap_and_says_so() {
+    let web = TestWeb::start().await;
+    // 8 MiB of zeros in about 8 KiB: the cap must hold on the decoded stream.
+    web.site("a.test")
+        .path("/bomb")
+        .respond(Reply::gzip_bomb(8 * 1024 * 1024));
+    web.site("a.test")
+        .path("/exact")
+        .respond(Reply::ok().body(vec![b'x'; 40_000]).gzip());
+    let fetcher = fetcher(&web, &["a.test"]);
+    let cap = 40_000;
+    let stream = |path: &str| {
+        let target = url(&web.http_url("a.test", path));
+        let request = Request::get(target.clone()).max_body_bytes(cap).keep_raw();
+        let fetcher = fetcher.clone();
+        async move {
+            let mut hop = fetcher
+                .send_hop(&request, &target, Deadline::after(Duration::from_secs(10)))
+                .await
+                .unwrap();
+            let mut chunks = Vec::new();
+            while let Some(chunk) = hop.body.chunk().await.unwrap() {
+                assert!(chunk.len() <= fetch::READ_CHUNK_BYTES);
+                chunks.push(chunk.len());
+            }
+            // The end stays the end.
+            assert_eq!(hop.body.chunk().await.unwrap(), None);
+            (hop, chunks)
+        }
+    };
+    let (bomb, chunks) = stream("/bomb").await;
+    assert_eq!(chunks.iter().sum::<usize>(), cap);
+    assert!(chunks.len() > 1, "streamed in pieces: {chunks:?}");
+    assert!(bomb.body.truncated(), "the reader says it was cut");
+    assert_eq!(bomb.body.decoded_bytes(), cap as u64 + 1);
+    assert!(
+        bomb.body.raw_bytes() < 64 * 1024,
+        "{}",
+        bomb.body.raw_bytes()
+    );
+    assert_eq!(bomb.head.headers["content-encoding"], "gzip");
+
+    let (exact, chunks) = stream("/exact").await;
+    assert_eq!(chunks.iter().sum::<usize>(), cap);
+    assert!(
+        !exact.body.truncated(),
+        "a body of exactly the cap is whole"
     );
 }
 
@@ -252,9 +423,15 @@ async fn the_exchange_is_recorded_as_sent_and_as_received() {
         .filter(|name| !sent.contains_key(name.as_str()))
         .collect();
     assert!(other.is_empty(), "sent but not recorded: {other:?}");
+    // Over plain HTTP there is no certificate to record.
+    assert_eq!(response.tls_leaf_sha256, None);
+}
 
-    // Over HTTPS: HTTP/2 and the leaf certificate's digest, the same on every request.
+#[tokio::test]
+async fn over_https_the_exchange_records_http2_and_the_leaf_certificate() {
+    let web = TestWeb::start().await;
     web.site("a.test").path("/").respond(Reply::ok().body("s"));
+    let fetcher = fetcher(&web, &["a.test"]);
     let first = fetcher
         .fetch(Request::get(url(&web.https_url("a.test", "/"))))
         .await
@@ -267,5 +444,4 @@ async fn the_exchange_is_recorded_as_sent_and_as_received() {
     let digest = first.tls_leaf_sha256.unwrap();
     assert_eq!(digest.to_hex().len(), 64);
     assert_eq!(second.tls_leaf_sha256, Some(digest));
-    assert_eq!(response.tls_leaf_sha256, None);
 }

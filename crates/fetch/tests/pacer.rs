@@ -281,3 +281,23 @@ async fn state_exported_by_one_process_holds_in_another() {
     let waited = permit.waited().as_secs();
     assert!((29..=30).contains(&waited), "{waited}");
 }
+
+#[tokio::test(start_paused = true)]
+async fn the_pace_counts_from_the_answer_when_one_was_marked() {
+    let pacer = Pacer::new(PacerConfig::default());
+    let crawl_delay = Some(2 * SECOND);
+    // A request whose connection took 300 ms before the server saw it: the answer is marked.
+    let first = turn(&pacer, "a.test", crawl_delay).await;
+    advance(Duration::from_millis(300)).await;
+    first.answered();
+    let answered_at = Instant::now();
+    drop(first);
+    // The next request of the origin (another host) waits the pace from the answer...
+    let other = turn(&pacer, "b.test", None).await;
+    assert_eq!(Instant::now() - answered_at, SECOND);
+    drop(other);
+    // ...and the host's crawl-delay counts from its answer too.
+    let again = turn(&pacer, "a.test", crawl_delay).await;
+    assert_eq!(Instant::now() - answered_at, 2 * SECOND);
+    drop(again);
+}

@@ -164,3 +164,79 @@ async fn rust_log_traces_the_analysis() {
     let quiet = jittybot(&args, None);
     assert!(quiet.stderr.is_empty(), "{}", stderr(&quiet));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn robots_and_analyze_agree_on_a_slow_drip_across_hops() {
+    // Two hops of 250 ms, then a file dripped a line every 100 ms for 3 s: fast enough for
+    // the minimum transfer rate; only the one deadline over hops and body stops it.
+    let web = TestWeb::start().await;
+    let site = web.site("drip.test");
+    site.path("/robots.txt")
+        .respond(Reply::redirect(301, "/r1").delay(std::time::Duration::from_millis(250)));
+    site.path("/r1")
+        .respond(Reply::redirect(301, "/r2").delay(std::time::Duration::from_millis(250)));
+    site.path("/r2").respond(Reply::ok().drip(
+        b"User-agent: *\nAllow: /\n",
+        std::time::Duration::from_millis(100),
+        30,
+    ));
+    site.path("/").respond(Reply::ok().body("<head></head>"));
+    let run = |command: &str, extra: &[&str]| {
+        let mut args = vec![command.to_owned(), web.http_url("drip.test", "/")];
+        args.extend(reach(&web, "drip.test"));
+        args.extend(
+            ["--timeout", "1"]
+                .iter()
+                .chain(extra)
+                .map(|s| (*s).to_owned()),
+        );
+        jittybot(&args, None)
+    };
+    let verdict = run("robots", &[]);
+    assert_eq!(verdict.status.code(), Some(1), "{}", stdout(&verdict));
+    assert!(stdout(&verdict).contains("outcome:     unreachable"));
+    web.clear_requests();
+
+    let output = run("analyze", &["--json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON report");
+    assert_eq!(report["robots"]["outcome"], "unreachable");
+    assert_eq!(report["grade"], "F");
+    let took = report["duration_ms"].as_u64().unwrap_or(u64::MAX);
+    assert!(took <= 1_250, "{took} ms");
+    assert!(web.requests_to("drip.test", "/").is_empty());
+}
+
+/// The README's first screen: exactly two commands, and the first one runs offline on what it
+/// names (the binary this test builds stands in for `cargo run --release --`).
+#[test]
+fn the_readme_first_screen_runs_as_written() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let block = readme
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("a first sh block");
+    let commands: Vec<&str> = block
+        .lines()
+        .map(|line| line.split('#').next().unwrap_or("").trim())
+        .filter(|line| !line.is_empty())
+        .collect();
+    assert_eq!(commands.len(), 2, "{commands:?}");
+    assert_eq!(commands[1], "cargo test --workspace");
+    let args: Vec<&str> = commands[0]
+        .strip_prefix("cargo run --release -- ")
+        .expect("cargo run --release -- ...")
+        .split_whitespace()
+        .collect();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_jittybot"))
+        .args(&args)
+        .current_dir(&root)
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("jittybot runs");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.contains("Grade ") && text.contains("Score "), "{text}");
+}

@@ -147,3 +147,62 @@ async fn a_bad_url_exits_2() {
     let output = jittybot(&["robots", "ftp://example.com/"], None);
     assert_eq!(output.status.code(), Some(2));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn credentials_in_the_url_are_refused_unsent_and_unshown() {
+    let web = TestWeb::start().await;
+    web.site("cred.test")
+        .path("/robots.txt")
+        .respond(Reply::robots_txt("User-agent: *\nAllow: /\n"));
+    for command in ["robots", "analyze"] {
+        let target = web
+            .http_url("cred.test", "/")
+            .replace("http://", "http://user:hunter2@");
+        let mut args = vec![command.to_owned(), target];
+        args.extend(reach(&web, "cred.test"));
+        let output = jittybot(&args, None);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{command}: {}",
+            stdout(&output)
+        );
+        let message = stderr(&output);
+        assert!(message.contains("credentials"), "{command}: {message}");
+        assert!(!message.contains("hunter2"), "{command}: {message}");
+        assert!(output.stdout.is_empty(), "{command}: {}", stdout(&output));
+    }
+    assert!(web.requests().is_empty(), "{:?}", web.requests());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_coding_not_asked_for_is_unreachable_and_said() {
+    let web = TestWeb::start().await;
+    web.site("zstd.test")
+        .path("/robots.txt")
+        .respond(Reply::robots_txt("User-agent: *\nAllow: /\n").header("Content-Encoding", "zstd"));
+    let output = jittybot(&robots_args(&web, "zstd.test", "/", &[]), None);
+    let text = stdout(&output);
+    // Not read as a (permissive) text file: unreachable, so everything is disallowed.
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(text.contains("outcome:     unreachable"), "{text}");
+    assert!(
+        text.contains("unsupported Content-Encoding \"zstd\""),
+        "{text}"
+    );
+    let output = jittybot(&robots_args(&web, "zstd.test", "/", &["--json"]), None);
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(report["error"]["kind"], "unsupported_encoding");
+    assert_eq!(report["allowed"], false);
+
+    let mut args = vec!["analyze".to_owned(), web.http_url("zstd.test", "/")];
+    args.extend(reach(&web, "zstd.test"));
+    let output = jittybot(&args, None);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        text.contains("a content coding that was not asked for"),
+        "{text}"
+    );
+    assert!(web.requests_to("zstd.test", "/").is_empty());
+}

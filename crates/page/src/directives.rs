@@ -126,6 +126,12 @@ pub struct Conflict {
     pub restrictive: String,
 }
 
+/// The most directives kept per page, valid ones and invalid ones each. A hostile page can
+/// write a directive for every two bytes of its head (`a,a,a,...`), and each kept one carries
+/// its source: past this many, further ones are only counted ([`PageDirectives::omitted`]).
+/// Kept apart, so invalid ones cannot crowd out a real `noindex`.
+pub const MAX_DIRECTIVES: usize = 100;
+
 /// Every directive of a page, with what they add up to.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PageDirectives {
@@ -133,6 +139,13 @@ pub struct PageDirectives {
     pub directives: Vec<Directive>,
     /// Directives search engines ignore.
     pub invalid: Vec<InvalidDirective>,
+    /// Directives past [`MAX_DIRECTIVES`], not kept (absent from reports that had none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub omitted: usize,
+}
+
+fn is_zero(count: &usize) -> bool {
+    *count == 0
 }
 
 impl PageDirectives {
@@ -191,10 +204,10 @@ impl PageDirectives {
             }
             if last_was_unavailable_after && !is_known(text) {
                 // A date with commas, such as `unavailable_after: Friday, 25-Jun-10 15:00 PST`.
-                if let Some(previous) = self.directives.last_mut() {
+                // Past the limit, the date's directive may not have been kept.
+                if let Some(previous) = self.directives.last_mut().filter(|_| self.omitted == 0) {
                     let value = previous.value.get_or_insert_with(String::new);
-                    value.push_str(", ");
-                    value.push_str(text);
+                    *value = crate::excerpt(&format!("{value}, {text}"));
                 }
                 continue;
             }
@@ -217,7 +230,7 @@ impl PageDirectives {
             content: crate::excerpt(content),
         };
         if content.trim().is_empty() {
-            self.invalid.push(InvalidDirective {
+            self.push_invalid(InvalidDirective {
                 scope,
                 text: String::new(),
                 reason: "empty content".to_owned(),
@@ -232,10 +245,9 @@ impl PageDirectives {
                 continue;
             }
             if last_was_unavailable_after && !is_known(part) {
-                if let Some(previous) = self.directives.last_mut() {
+                if let Some(previous) = self.directives.last_mut().filter(|_| self.omitted == 0) {
                     let value = previous.value.get_or_insert_with(String::new);
-                    value.push_str(", ");
-                    value.push_str(part);
+                    *value = crate::excerpt(&format!("{value}, {part}"));
                 }
                 continue;
             }
@@ -244,18 +256,28 @@ impl PageDirectives {
         }
     }
 
+    /// Keeps `invalid` if the list has room; counts it as omitted when it has not.
+    fn push_invalid(&mut self, invalid: InvalidDirective) {
+        if self.invalid.len() < MAX_DIRECTIVES {
+            self.invalid.push(invalid);
+        } else {
+            self.omitted = self.omitted.saturating_add(1);
+        }
+    }
+
     fn add(&mut self, scope: Option<String>, text: &str, source: &Source) {
+        let scope = scope.map(|scope| crate::excerpt(&scope));
         let (name, value) = match text.split_once(':') {
             Some((name, value)) => (
                 name.trim().to_ascii_lowercase(),
-                Some(value.trim().to_owned()),
+                Some(crate::excerpt(value.trim())),
             ),
-            None => (text.trim().to_ascii_lowercase(), None),
+            None => (crate::excerpt(&text.trim().to_ascii_lowercase()), None),
         };
         let invalid = |reason: String| InvalidDirective {
             scope: scope.clone(),
             text: crate::excerpt(text),
-            reason,
+            reason: crate::excerpt(&reason),
             source: source.clone(),
         };
         let problem = match (name.as_str(), value.as_deref()) {
@@ -279,7 +301,13 @@ impl PageDirectives {
             }
             _ => Some("unknown directive".to_owned()),
         };
+        // A full list only counts: nothing is built (or cloned) for it.
+        let full = match problem {
+            Some(_) => self.invalid.len() >= MAX_DIRECTIVES,
+            None => self.directives.len() >= MAX_DIRECTIVES,
+        };
         match problem {
+            _ if full => self.omitted = self.omitted.saturating_add(1),
             Some(reason) => self.invalid.push(invalid(reason)),
             None => self.directives.push(Directive {
                 scope,
@@ -482,6 +510,45 @@ mod tests {
         let reasons: Vec<&str> = page.invalid.iter().map(|i| i.reason.as_str()).collect();
         assert_eq!(page.invalid.len(), 5, "{reasons:?}");
         assert!(reasons[1].contains("unknown"));
+    }
+
+    #[test]
+    fn directives_past_the_limit_are_counted_and_texts_are_cut() {
+        let long = "x".repeat(5_000);
+        let scoped = format!("bot{long}: noindex");
+        let dated = format!("unavailable_after: {long}, {long}");
+        // 100 KB of meta content: fifty thousand (invalid) directives.
+        let endless = "a,".repeat(50_000);
+        let page = PageDirectives::read(
+            [scoped.as_str(), dated.as_str()],
+            [("robots", endless.as_str())],
+            no_directory,
+        );
+        assert_eq!(page.directives.len(), 2);
+        assert_eq!(page.invalid.len(), MAX_DIRECTIVES);
+        assert_eq!(page.omitted, 50_000 - MAX_DIRECTIVES);
+        let short = |text: &str| text.chars().count() <= crate::MAX_SOURCE_CHARS;
+        for directive in &page.directives {
+            assert!(directive.scope.as_deref().is_none_or(short));
+            assert!(directive.value.as_deref().is_none_or(short));
+        }
+        assert!(
+            page.directives[0].scope.is_some(),
+            "the long token still scopes"
+        );
+        for invalid in &page.invalid {
+            assert!(short(&invalid.text) && short(&invalid.reason));
+        }
+        // Invalid ones do not crowd out a valid one after them; valid ones have their own cap.
+        let flood = format!("{endless}noindex");
+        let page = PageDirectives::read([], [("robots", flood.as_str())], no_directory);
+        assert!(page.noindex_for_all());
+        let valid = "noindex,".repeat(1_000);
+        let page = PageDirectives::read([], [("robots", valid.as_str())], no_directory);
+        assert_eq!((page.directives.len(), page.omitted), (MAX_DIRECTIVES, 900));
+        // Under the limit, nothing is omitted.
+        let page = PageDirectives::read(["noindex, nofollow"], [], no_directory);
+        assert_eq!((page.directives.len(), page.omitted), (2, 0));
     }
 
     #[test]

@@ -37,7 +37,8 @@ pub mod head;
 /// The longest header value, meta content or directive text kept, in characters.
 pub const MAX_SOURCE_CHARS: usize = 200;
 
-/// Cuts `text` to [`MAX_SOURCE_CHARS`] characters.
-pub(crate) fn excerpt(text: &str) -> String {
+/// Cuts `text` to [`MAX_SOURCE_CHARS`] characters: what is kept of a header value or meta
+/// content once its directives are read.
+pub fn excerpt(text: &str) -> String {
     text.chars().take(MAX_SOURCE_CHARS).collect()
 }

@@ -10,8 +10,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use fetch::{
-    ErrorKind, FetchError, Fetched, Fetcher, Operation, Outcome, PaceSkip, Pacer, PacerConfig,
-    Policy, Polite, PoliteRequest, Request, RobotsCache, RobotsFetch, ScopeOrigins, TimeoutPhase,
+    ContentCoding, ErrorKind, FetchError, Fetched, Fetcher, Operation, Outcome, PaceSkip, Pacer,
+    PacerConfig, Policy, Polite, PoliteRequest, Request, RobotsCache, RobotsFetch, ScopeOrigins,
+    TimeoutPhase,
 };
 use jiff::Timestamp;
 use robots::ProductTokens;
@@ -197,21 +198,33 @@ impl<'a> Run<'a> {
                     error: &error,
                 };
                 let records = records::polite(&trail, purpose, end, origin);
-                obtained.requested = true;
-                match self.budget_cut(&error, operation) {
-                    Some(reason) => obtained.skipped = Some(reason),
-                    None => {
-                        obtained.failure = Some(RequestFailed {
-                            url: failed_url.clone(),
-                            source: error,
-                        })
-                    }
-                }
-                obtained.final_url = Some(failed_url);
+                self.failed(&mut obtained, failed_url, error, operation);
                 records
             }
         };
         (obtained, records)
+    }
+
+    /// A request that failed at `failed_url`: a fault of the site, or only the analysis's
+    /// own deadline cutting it (then reported as not checked for that budget).
+    fn failed(
+        &self,
+        obtained: &mut Obtained,
+        failed_url: Url,
+        error: FetchError,
+        operation: &Operation,
+    ) {
+        obtained.requested = true;
+        match self.budget_cut(&error, operation) {
+            Some(reason) => obtained.skipped = Some(reason),
+            None => {
+                obtained.failure = Some(RequestFailed {
+                    url: failed_url.clone(),
+                    source: error,
+                })
+            }
+        }
+        obtained.final_url = Some(failed_url);
     }
 
     /// Records a request not made (the caps and budgets the analysis checks itself).
@@ -279,6 +292,20 @@ impl<'a> Run<'a> {
                 SkipReason::InvalidUrl
             }
         }
+    }
+}
+
+/// The failure of a body in a content coding that was not asked for (`zstd`, unknown): it
+/// is not read as HTML or as a sitemap, where its bytes would be garbage.
+pub(crate) fn unreadable(fetched: &Fetched) -> Option<RequestFailed> {
+    match fetched.body.coding() {
+        ContentCoding::Unsupported(encoding) => Some(RequestFailed {
+            url: fetched.url.clone(),
+            source: FetchError::UnsupportedEncoding {
+                encoding: encoding.clone(),
+            },
+        }),
+        _ => None,
     }
 }
 

@@ -7,8 +7,10 @@ mod committer;
 mod config;
 mod page;
 mod places;
+mod redirects;
 mod robots_store;
 mod sitemaps;
+mod unreachable;
 mod worker;
 
 use std::collections::HashMap;
@@ -258,6 +260,7 @@ impl Crawler {
             self.store.clone(),
             self.fetcher.clone(),
             OriginModel::new(self.config.origin_rules.clone()),
+            holder.clone(),
         );
         let robots = RobotsCache::with_store(
             self.fetcher.clone(),
@@ -316,7 +319,7 @@ async fn run(ctx: &Arc<Ctx>, seeds: &[NormalUrl]) -> Result<EndReason, CrawlErro
     let now = Timestamp::now();
     ctx.store.requeue_due(now).await?;
     ctx.store.retry_failed().await?;
-    let events = ctx.places.load(ctx.polite.pacer()).await?;
+    let events = ctx.places.load().await?;
     ctx.emit_all(events);
     add_seeds(ctx, seeds).await?;
     schedule(ctx).await

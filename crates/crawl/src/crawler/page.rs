@@ -4,7 +4,7 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use fetch::{Fetched, HopRecord, Trail};
+use fetch::{Fetched, HopRecord};
 use jiff::Timestamp;
 
 use super::archive::{payload_digest, Archive};
@@ -33,7 +33,6 @@ pub(crate) async fn kept(
     url: &ClaimedUrl,
     fetched: Fetched,
     hop: &HopRecord,
-    trail: &Trail,
     archive: &mut Archive,
 ) -> Result<Settled, CrawlError> {
     let head = fetched.head.clone();
@@ -69,7 +68,9 @@ pub(crate) async fn kept(
     ctx.counters.fetched.fetch_add(1, Ordering::Relaxed);
     ctx.counters.bytes.fetch_add(bytes, Ordering::Relaxed);
     ctx.count_page();
-    let next_due = if url.in_sitemap && url.lastmod.is_some() {
+    // A media file is fetched once (seed 003: "we have not already stored it"); a listed
+    // URL with a lastmod waits for a newer one.
+    let next_due = if url.kind == UrlKind::Media || (url.in_sitemap && url.lastmod.is_some()) {
         NEVER
     } else {
         db::millis(hop.sent_at)
@@ -95,7 +96,6 @@ pub(crate) async fn kept(
         let mut f = facts(
             &head,
             hop.sent_at,
-            trail,
             None,
             0,
             url.warc_record_id.clone(),
@@ -127,7 +127,6 @@ pub(crate) async fn kept(
         outcome.fetch = Some(facts(
             &head,
             hop.sent_at,
-            trail,
             Some(hash),
             bytes,
             archive.main_id.clone(),
@@ -190,7 +189,6 @@ pub(crate) async fn kept(
         outcome.fetch = Some(facts(
             &head,
             hop.sent_at,
-            trail,
             hash,
             bytes,
             archive.main_id.clone(),

@@ -6,6 +6,7 @@ use std::hash::BuildHasher;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
+use db::Holder;
 use fetch::{Fetcher, OriginKey, OriginMap, OriginSnapshot, Pacer, Url};
 
 use super::config::SEEN_KEYS;
@@ -51,6 +52,8 @@ impl OriginMap for HostOrigins {
 /// The crawl's view of places.
 pub(crate) struct Places {
     store: Store,
+    /// This process's lease holder (merges pass other processes' leases on, not its own).
+    holder: Holder,
     fetcher: Fetcher,
     model: Mutex<OriginModel>,
     pub(crate) origins: Arc<HostOrigins>,
@@ -61,9 +64,15 @@ pub(crate) struct Places {
 }
 
 impl Places {
-    pub(crate) fn new(store: Store, fetcher: Fetcher, model: OriginModel) -> Places {
+    pub(crate) fn new(
+        store: Store,
+        fetcher: Fetcher,
+        model: OriginModel,
+        holder: Holder,
+    ) -> Places {
         Places {
             store,
+            holder,
             fetcher,
             model: Mutex::new(model),
             origins: Arc::new(HostOrigins::default()),
@@ -76,34 +85,51 @@ impl Places {
 
     /// Load what the store knows: seed sites, and every host's origin and evidence (so this
     /// process groups hosts as the others did).
-    pub(crate) async fn load(&self, pacer: &Pacer) -> Result<Vec<Event>, CrawlError> {
+    ///
+    /// The model is built from every host's evidence first, and only then compared with the
+    /// store: merging host by host would take an intermediate grouping for the final one (a
+    /// host linked to its group only by a host loaded later would pull its stored origin
+    /// into a short-lived one of its own, moving every URL twice).
+    pub(crate) async fn load(&self) -> Result<Vec<Event>, CrawlError> {
         let sites = self.store.seed_sites().await?;
         self.seeds
             .write()
             .unwrap_or_else(PoisonError::into_inner)
             .extend(sites.iter().map(|s| Site::of_host(s)));
-        let mut events = Vec::new();
-        for (host, stored_origin, addresses, tls, backends) in
-            self.store.hosts_with_evidence().await?
+        let stored = self.store.hosts_with_evidence().await?;
+        let mut stored_origins: HashMap<String, String> = HashMap::with_capacity(stored.len());
         {
-            let mut merges = lock(&self.model).add_host(&host).1;
-            for evidence in stored_evidence(addresses, tls, backends) {
-                merges.extend(lock(&self.model).observe(&host, &evidence));
-            }
-            events.extend(self.apply_merges(merges, "stored evidence", pacer).await?);
-            let model_origin = lock(&self.model).origin_of(&host);
-            if let Some(o) = model_origin.filter(|o| o.0 != stored_origin) {
-                // The operator's file or the evidence groups it otherwise now: merge.
-                self.store
-                    .merge_origins(&OriginName(stored_origin), &o)
-                    .await?;
+            let mut model = lock(&self.model);
+            for (host, stored_origin, addresses, tls, backends) in stored {
+                model.add_host(&host);
+                for evidence in stored_evidence(addresses, tls, backends) {
+                    model.observe(&host, &evidence);
+                }
+                stored_origins.insert(host, stored_origin);
             }
         }
-        let names: Vec<String> = lock(&self.model).hosts_known();
-        for host in names {
-            if let Some(o) = lock(&self.model).origin_of(&host) {
-                self.origins.set(&host, &o.0);
+        // Each stored origin whose hosts the model now groups under another name joins it.
+        let mut moves: Vec<(String, OriginName)> = Vec::new();
+        for (host, stored_origin) in &stored_origins {
+            let Some(origin) = lock(&self.model).origin_of(host) else {
+                continue;
+            };
+            self.origins.set(host, &origin.0);
+            if origin.0 != *stored_origin && !moves.iter().any(|(s, _)| s == stored_origin) {
+                moves.push((stored_origin.clone(), origin));
             }
+        }
+        moves.sort();
+        let mut events = Vec::with_capacity(moves.len());
+        for (absorbed, into) in moves {
+            self.store
+                .merge_origins(&OriginName(absorbed.clone()), &into, &self.holder)
+                .await?;
+            events.push(Event::Merge {
+                absorbed,
+                into: into.0,
+                evidence: "stored evidence".to_string(),
+            });
         }
         Ok(events)
     }
@@ -158,7 +184,7 @@ impl Places {
                 let model_origin = lock(&self.model).origin_of(&other);
                 if let Some(o) = model_origin.filter(|o| o.0 != stored_origin) {
                     self.store
-                        .merge_origins(&OriginName(stored_origin), &o)
+                        .merge_origins(&OriginName(stored_origin), &o, &self.holder)
                         .await?;
                 }
             }
@@ -245,7 +271,10 @@ impl Places {
     ) -> Result<Vec<Event>, CrawlError> {
         let mut events = Vec::new();
         for m in merges {
-            let into_id = self.store.merge_origins(&m.absorbed, &m.into).await?;
+            let into_id = self
+                .store
+                .merge_origins(&m.absorbed, &m.into, &self.holder)
+                .await?;
             // The merged origin keeps the stricter pacing of the two in this process too.
             let (a, b) = (
                 OriginKey::new(m.absorbed.0.clone()),

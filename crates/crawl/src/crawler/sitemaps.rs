@@ -123,6 +123,9 @@ async fn declared_sitemaps(
     let mut no_https = false;
     if let Ok(check) = &check {
         if let Some(rf) = &check.fetched {
+            if let Err(e) = super::unreachable::counted(ctx, rf).await {
+                tracing::warn!(error = %e, "could not count a robots.txt fetch");
+            }
             no_https = rf.error.as_ref().is_some_and(super::worker::no_https);
             let last = rf.exchanges.len().saturating_sub(1);
             for (i, hop) in rf.exchanges.iter().enumerate() {

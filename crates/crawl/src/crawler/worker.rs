@@ -40,7 +40,7 @@ pub(crate) async fn work_origin(
     let key = OriginKey::new(origin.name.0.clone());
     import_pacing(&ctx, &key, &origin);
     if ctx.polite.pacer().export(&key).is_some_and(|s| s.paused)
-        && !probe(&ctx, &key, origin.id).await?
+        && !super::unreachable::probe(&ctx, &key, origin.id).await?
     {
         // Still paused: give the origin back until its next probe.
         let work = Work {
@@ -94,62 +94,6 @@ pub(crate) async fn work_origin(
     };
     ctx.committer.send(work).await?;
     result
-}
-
-/// Probe a paused origin with the robots.txt of one of its hosts (seed 003: nothing else is
-/// requested until a probe succeeds); true when the origin is resumed.
-async fn probe(ctx: &Arc<Ctx>, key: &OriginKey, origin_id: i64) -> Result<bool, CrawlError> {
-    let Some(key_text) = ctx.store.a_url_of_origin(origin_id).await? else {
-        return Ok(false);
-    };
-    let Ok(any) = NormalUrl::from_key(&key_text, true) else {
-        return Ok(false);
-    };
-    let https = ctx.store.host(any.host()).await?.and_then(|h| h.https);
-    let Ok(robots_url) =
-        NormalUrl::join(any.with_scheme(https != Some(false)).url(), "/robots.txt")
-    else {
-        return Ok(false);
-    };
-    let robots_url = robots_url.url().clone();
-    let before = ctx.polite.pacer().export(key).unwrap_or_default();
-    let deadline = fetch::Deadline::after(URL_DEADLINE);
-    let limit = fetch::WaitLimit {
-        deadline: Some(deadline),
-        budget: None,
-        max_wait: Some(MAX_TURN_WAIT),
-    };
-    let host_only = robots_url.host_str().unwrap_or_default().to_string();
-    let Ok(mut permit) = ctx
-        .polite
-        .pacer()
-        .acquire(key, &host_only, None, true, limit)
-        .await
-    else {
-        return Ok(false);
-    };
-    let fetched =
-        fetch::fetch_robots_txt_within(ctx.polite.fetcher(), &robots_url, None, deadline).await;
-    permit.learn(match (&fetched.error, fetched.status) {
-        (Some(error), _) => fetch::Learned::from_error(error),
-        (None, Some(status)) => fetch::Learned::from_status(status, fetched.retry_after),
-        (None, None) => fetch::Learned::Nothing,
-    });
-    drop(permit);
-    let mut archive = Archive::default();
-    let trail = Trail {
-        robots_fetches: vec![fetched],
-        ..Trail::default()
-    };
-    archive_trail(&mut archive, &trail, false);
-    let work = Work {
-        members: archive.members,
-        origin: Some(origin_update(ctx, key, origin_id, requests_of(&trail), 0)),
-        ..Work::default()
-    };
-    ctx.committer.send(work).await?;
-    ctx.pacing_events(key, &before);
-    Ok(!ctx.polite.pacer().export(key).is_some_and(|s| s.paused))
 }
 
 fn import_pacing(ctx: &Ctx, key: &OriginKey, origin: &OriginRow) {
@@ -228,12 +172,19 @@ async fn process(
     }
     let before = ctx.polite.pacer().export(key).unwrap_or_default();
     let mut https = host.https != Some(false);
+    // A URL that redirected is revisited where it ended (its scheme as it worked then).
+    let media = url.kind == UrlKind::Media;
+    let revisit_at =
+        super::redirects::revisit_target(&url, |t| media || ctx.places.in_scope(t.host()));
     loop {
-        let target = https_form.with_scheme(https);
+        let target = revisit_at
+            .clone()
+            .unwrap_or_else(|| https_form.with_scheme(https));
         let fetch_started = std::time::Instant::now();
         let response = fetch(ctx, &url, &target).await;
         super::StageTimes::add(&ctx.counters.time.fetch, fetch_started);
         let fallback = https
+            && revisit_at.is_none()
             && host.https.is_none()
             && match &response.outcome {
                 Polite::Failed(e) => no_https(e),
@@ -263,7 +214,12 @@ async fn process(
             &url,
             &target,
             host.host_id,
-            host.https,
+            // A revisit at a chain's end learns nothing about the URL's own host.
+            if revisit_at.is_some() {
+                Some(target.is_https())
+            } else {
+                host.https
+            },
             response,
         )
         .await?;
@@ -329,7 +285,7 @@ fn skipped(url: &ClaimedUrl, state: UrlState, reason: String) -> Outcome {
 }
 
 /// Archive the robots.txt fetches and redirect hops of a trail (all but the final hop).
-fn archive_trail(archive: &mut Archive, trail: &Trail, final_hop_fetched: bool) {
+pub(crate) fn archive_trail(archive: &mut Archive, trail: &Trail, final_hop_fetched: bool) {
     for rf in &trail.robots_fetches {
         let last = rf.exchanges.len().saturating_sub(1);
         for (i, hop) in rf.exchanges.iter().enumerate() {
@@ -356,7 +312,7 @@ fn archive_trail(archive: &mut Archive, trail: &Trail, final_hop_fetched: bool) 
     }
 }
 
-fn requests_of(trail: &Trail) -> u64 {
+pub(crate) fn requests_of(trail: &Trail) -> u64 {
     (trail.exchanges.len()
         + trail
             .robots_fetches
@@ -381,6 +337,13 @@ async fn settle(
     let fetched = matches!(response.outcome, Polite::Fetched(_));
     archive_trail(&mut archive, &trail, fetched);
     let requests = requests_of(&trail);
+    for rf in trail
+        .robots_fetches
+        .iter()
+        .filter(|rf| !super::unreachable::failed(rf))
+    {
+        super::unreachable::counted(ctx, rf).await?;
+    }
     let (outcome, kept, flow, bytes) = match response.outcome {
         Polite::Fetched(f) => {
             if target.is_https() && https_known != Some(true) {
@@ -390,8 +353,21 @@ async fn settle(
             }
             observe(ctx, &f.url, &f.head).await?;
             let last = trail.exchanges.last().cloned();
+            let at_end = target.key() != url.key;
+            let chain = super::redirects::chain_json(
+                url.redirects.as_deref(),
+                at_end,
+                &trail.redirects,
+                &f.url,
+            );
             match last {
-                Some(hop) => page::kept(ctx, url, *f, &hop, &trail, &mut archive).await?,
+                Some(hop) => {
+                    let mut settled = page::kept(ctx, url, *f, &hop, &mut archive).await?;
+                    if let Some(fetch) = settled.0.fetch.as_mut() {
+                        fetch.redirects = chain;
+                    }
+                    settled
+                }
                 None => (
                     failure(ctx, url, "no exchange recorded"),
                     Kept::default(),
@@ -536,24 +512,9 @@ async fn skip(
             "disallowed".to_string(),
         ),
         SkipReason::RobotsUnreachable { robots_url, .. } => {
-            if !robots_fetched {
-                // The failure is known and its retry not due: no request was made, so no
-                // attempt counts; the origin waits for the robots.txt retry.
-                hold_until_robots_retry(ctx, key, &robots_url);
-                return Ok((back(url), Flow::Yield));
-            }
-            let error = format!("robots.txt unreachable: {robots_url}");
-            let o = failure(ctx, url, &error);
-            if o.state == Some(UrlState::Failed) {
-                // The site's robots.txt stayed unreachable: its queued URLs are given up too
-                // (a later run tries them again).
-                let host = NormalUrl::from_key(&url.key, true)
-                    .map(|u| u.host().to_string())
-                    .unwrap_or_default();
-                if let Some(info) = ctx.store.host(&host).await? {
-                    ctx.store.fail_site(info.site_id, &error).await?;
-                }
-            }
+            let o =
+                super::unreachable::robots_unreachable(ctx, key, url, &robots_url, robots_fetched)
+                    .await?;
             return Ok((o, Flow::Yield));
         }
         SkipReason::OutOfScope => (
@@ -579,28 +540,10 @@ async fn skip(
     Ok((outcome, flow))
 }
 
-/// Keep the origin's next start no earlier than the retry of a failing robots.txt.
-fn hold_until_robots_retry(ctx: &Ctx, key: &OriginKey, robots_url: &fetch::Url) {
-    let Ok(scope) = fetch::Scope::of(robots_url) else {
-        return;
-    };
-    let retry_at = match ctx.polite.robots().entry(&scope).map(|e| e.state) {
-        Some(fetch::StoredState::Failing(f) | fetch::StoredState::BackingOff(f)) => f.retry_at,
-        _ => return,
-    };
-    let pacer = ctx.polite.pacer();
-    let mut snapshot = pacer.export(key).unwrap_or_default();
-    if snapshot.not_before.is_none_or(|t| t < retry_at) {
-        snapshot.not_before = Some(retry_at);
-        pacer.import(key, &snapshot);
-    }
-}
-
 /// The facts of a final response, for the store.
 pub(crate) fn facts(
     head: &fetch::ResponseHead,
     sent_at: Timestamp,
-    trail: &Trail,
     content_hash: Option<String>,
     bytes: u64,
     record_id: Option<String>,
@@ -612,18 +555,6 @@ pub(crate) fn facts(
             .and_then(|v| v.to_str().ok())
             .map(str::to_string)
     };
-    let redirects = (!trail.redirects.is_empty())
-        .then(|| {
-            serde_json::to_string(
-                &trail
-                    .redirects
-                    .iter()
-                    .map(|r| format!("{r:?}"))
-                    .collect::<Vec<_>>(),
-            )
-            .ok()
-        })
-        .flatten();
     FetchFacts {
         fetched_at: sent_at,
         status: head.status.as_u16(),
@@ -635,7 +566,8 @@ pub(crate) fn facts(
         warc_offset: None,
         warc_record_id: record_id,
         directives: (!directives.is_empty()).then_some(directives),
-        redirects,
+        // Set by the caller, who knows the chain's end (`redirects::chain_json`).
+        redirects: None,
     }
 }
 

@@ -54,6 +54,8 @@ pub struct ClaimedUrl {
     pub in_sitemap: bool,
     /// The WARC record id of its last stored response (a revisit refers to it).
     pub warc_record_id: Option<String>,
+    /// The redirect chain of its last fetch (JSON, see `FetchFacts::redirects`).
+    pub redirects: Option<String>,
 }
 
 /// What a fetch (or a decision not to fetch) established about a URL.
@@ -98,7 +100,8 @@ pub struct FetchFacts {
     pub warc_record_id: Option<String>,
     /// Robots directives that applied (`noindex,nofollow`, ...).
     pub directives: Option<String>,
-    /// The redirect chain, JSON.
+    /// The redirect chain that led to the response, JSON: `{"hops": [{"url", "status",
+    /// "location"}...], "final_url"}` (revisits go to `final_url` directly).
     pub redirects: Option<String>,
 }
 
@@ -235,7 +238,7 @@ impl Store {
         let sql = "UPDATE crawl_urls SET state = 1 WHERE id IN (SELECT id FROM crawl_urls \
                    WHERE origin_id = $1 AND state = 0 ORDER BY priority, id LIMIT $2) \
                    RETURNING id, key, host_id, kind, attempts, etag, last_modified, lastmod, \
-                   fetched_at, in_sitemap, warc_record_id, priority";
+                   fetched_at, in_sitemap, warc_record_id, priority, redirects";
         type Row = (
             i64,
             String,
@@ -249,6 +252,7 @@ impl Store {
             i16,
             Option<String>,
             i16,
+            Option<String>,
         );
         let rows: Vec<Row> = with_pool!(&self.db, pool => sqlx::query_as(sql)
             .bind(origin_id)
@@ -273,6 +277,7 @@ impl Store {
                 fetched_at: r.8.map(db::from_millis),
                 in_sitemap: r.9 != 0,
                 warc_record_id: r.10,
+                redirects: r.12,
             })
             .collect();
         Ok(claimed)
@@ -308,8 +313,13 @@ impl Store {
     /// again. Returns how many.
     pub async fn retry_failed(&self) -> Result<u64, DbError> {
         let sql = "UPDATE crawl_urls SET state = 0, attempts = 0 WHERE state = 3";
-        with_pool!(&self.db, pool => sqlx::query(sql).execute(pool).await.map(|r| r.rows_affected()))
-            .map_err(DbError::query("retry failed URLs"))
+        let n = with_pool!(&self.db, pool => sqlx::query(sql).execute(pool).await.map(|r| r.rows_affected()))
+            .map_err(DbError::query("retry failed URLs"))?;
+        // Sites given up on an unreachable robots.txt start a new run of attempts.
+        let sql = "UPDATE crawl_sites SET robots_failures = 0 WHERE robots_failures <> 0";
+        with_pool!(&self.db, pool => sqlx::query(sql).execute(pool).await.map(drop))
+            .map_err(DbError::query("reset robots.txt failures"))?;
+        Ok(n)
     }
 
     /// Give up every queued URL of a site with `reason` (its robots.txt stayed unreachable);

@@ -80,6 +80,32 @@ where
     }
 }
 
+/// The most `merged_into` links followed from one origin. Merges point every origin merged
+/// into another at the one it became, so chains stay one link long; the bound only stops a
+/// corrupt store from looping.
+pub const MAX_MERGE_CHAIN: usize = 64;
+
+/// The origin `$id` became through merges (itself when it was never merged), read inside the
+/// transaction `$tx` (a macro: the body compiles once per backend, as in `write_tx!`).
+macro_rules! live_origin {
+    ($tx:ident, $id:expr) => {{
+        let mut id: i64 = $id;
+        for _ in 0..MAX_MERGE_CHAIN {
+            let next: Option<i64> =
+                sqlx::query_scalar("SELECT merged_into FROM crawl_origins WHERE id = $1")
+                    .bind(id)
+                    .fetch_one(&mut *$tx)
+                    .await
+                    .map_err(DbError::query("follow a merged origin"))?;
+            match next {
+                Some(next) if next != id => id = next,
+                _ => break,
+            }
+        }
+        id
+    }};
+}
+
 impl Store {
     /// The site row of `domain`, created if new; `seed` marks it as a site the crawl covers.
     pub async fn ensure_site(&self, domain: &str, seed: bool) -> Result<i64, DbError> {
@@ -206,12 +232,22 @@ impl Store {
     /// Merge origin `absorbed` into `into` (both by name, `into` created if new): its hosts and
     /// URLs move, and `into` keeps the stricter pace and the longer back-off (the longer gap,
     /// the later next start, the more failures, paused if either was). `absorbed` is marked
-    /// merged and its lease cleared. Returns `into`'s id.
+    /// merged and its lease cleared. Returns the id of the origin both now are.
+    ///
+    /// Either name may have been merged already (by this process or another): both are
+    /// followed to the origin they became, so merges never form a cycle and never revive a
+    /// merged origin. A lease of `absorbed` held by another process (not `merging`) that
+    /// still runs passes to `into` when `into` is free: that process may still be working
+    /// URLs it claimed until it finds its lease gone, so no process may take them over under
+    /// `into` before that lease ends. (The merging process's own leases need no such care:
+    /// its pacer already paces both under the merged name.)
     pub async fn merge_origins(
         &self,
         absorbed: &OriginName,
         into: &OriginName,
+        merging: &Holder,
     ) -> Result<i64, DbError> {
+        let now = millis(Timestamp::now());
         let id = write_tx!(&self.db, tx => {
             sqlx::query("INSERT INTO crawl_origins (name) VALUES ($1) ON CONFLICT (name) DO NOTHING")
                 .bind(&into.0)
@@ -223,14 +259,32 @@ impl Store {
                 .fetch_one(&mut *tx)
                 .await
                 .map_err(DbError::query("read origin"))?;
-            let from: Option<i64> = sqlx::query_scalar(
-                "SELECT id FROM crawl_origins WHERE name = $1 AND merged_into IS NULL",
-            )
-            .bind(&absorbed.0)
-            .fetch_optional(&mut *tx)
-            .await
-            .map_err(DbError::query("read origin"))?;
+            let into_id = live_origin!(tx, into_id);
+            let from: Option<i64> =
+                sqlx::query_scalar("SELECT id FROM crawl_origins WHERE name = $1")
+                    .bind(&absorbed.0)
+                    .fetch_optional(&mut *tx)
+                    .await
+                    .map_err(DbError::query("read origin"))?;
+            let from = match from {
+                Some(f) => Some(live_origin!(tx, f)),
+                None => None,
+            };
             if let Some(from) = from.filter(|f| *f != into_id) {
+                sqlx::query(
+                    "UPDATE crawl_origins SET lease_holder = o.lease_holder, lease_until = o.lease_until \
+                     FROM (SELECT lease_holder, lease_until FROM crawl_origins WHERE id = $1) AS o \
+                     WHERE crawl_origins.id = $2 AND o.lease_holder IS NOT NULL AND o.lease_holder <> $4 \
+                     AND o.lease_until > $3 \
+                     AND (crawl_origins.lease_holder IS NULL OR crawl_origins.lease_until <= $3)",
+                )
+                .bind(from)
+                .bind(into_id)
+                .bind(now)
+                .bind(merging.as_str())
+                .execute(&mut *tx)
+                .await
+                .map_err(DbError::query("pass a lease on"))?;
                 let stmts = [
                     "UPDATE crawl_origins SET \
                      gap_ms = CASE WHEN o.gap_ms > crawl_origins.gap_ms THEN o.gap_ms ELSE crawl_origins.gap_ms END, \

@@ -74,6 +74,32 @@ impl Store {
             .map_err(DbError::query("read robots entry"))
     }
 
+    /// Forget the stored robots.txt cache entry of `scope` (a probe found it reachable again:
+    /// the failure recorded no longer holds its URLs back).
+    pub async fn delete_robots_entry(&self, scope: &str) -> Result<(), DbError> {
+        let sql = "DELETE FROM crawl_robots WHERE scope = $1";
+        with_pool!(&self.db, pool => sqlx::query(sql).bind(scope).execute(pool).await.map(drop))
+            .map_err(DbError::query("forget robots entry"))
+    }
+
+    /// Count one more failed robots.txt request in a row for a site (5xx, network error,
+    /// 429); returns the count.
+    pub async fn site_robots_failed(&self, site_id: i64) -> Result<u32, DbError> {
+        let sql = "UPDATE crawl_sites SET robots_failures = robots_failures + 1 WHERE id = $1 \
+                   RETURNING robots_failures";
+        let n: Option<i32> = with_pool!(&self.db, pool => sqlx::query_scalar(sql).bind(site_id).fetch_optional(pool).await)
+            .map_err(DbError::query("count a robots.txt failure"))?;
+        Ok(n.and_then(|n| u32::try_from(n).ok()).unwrap_or(0))
+    }
+
+    /// A site's robots.txt answered: its run of failures ends.
+    pub async fn site_robots_ok(&self, site_id: i64) -> Result<(), DbError> {
+        let sql =
+            "UPDATE crawl_sites SET robots_failures = 0 WHERE id = $1 AND robots_failures <> 0";
+        with_pool!(&self.db, pool => sqlx::query(sql).bind(site_id).execute(pool).await.map(drop))
+            .map_err(DbError::query("reset robots.txt failures"))
+    }
+
     /// Store a robots.txt cache entry.
     pub async fn put_robots_entry(&self, scope: &str, entry: &str) -> Result<(), DbError> {
         let sql = "INSERT INTO crawl_robots (scope, entry, updated_at) VALUES ($1, $2, $3) \
@@ -225,9 +251,10 @@ impl Store {
             .map_err(DbError::query("read seed URL"))
     }
 
-    /// The key of one queued URL of an origin (to probe its host), if any.
+    /// The key of the queued URL of an origin claimed next (to probe its host: the one held
+    /// back), if any.
     pub async fn a_url_of_origin(&self, origin_id: i64) -> Result<Option<String>, DbError> {
-        let sql = "SELECT key FROM crawl_urls WHERE origin_id = $1 AND state IN (0, 1) ORDER BY id LIMIT 1";
+        let sql = "SELECT key FROM crawl_urls WHERE origin_id = $1 AND state IN (0, 1) ORDER BY priority, id LIMIT 1";
         with_pool!(&self.db, pool => sqlx::query_scalar(sql).bind(origin_id).fetch_optional(pool).await)
             .map_err(DbError::query("read a URL of an origin"))
     }
@@ -242,6 +269,15 @@ impl Store {
             content_hash,
             url_id,
         }))
+    }
+
+    /// The redirect chain (JSON) stored with a URL's last fetch, by key.
+    pub async fn url_redirects(&self, key: &str) -> Result<Option<String>, DbError> {
+        let sql = "SELECT redirects FROM crawl_urls WHERE key = $1";
+        let row: Option<Option<String>> =
+            with_pool!(&self.db, pool => sqlx::query_scalar(sql).bind(key).fetch_optional(pool).await)
+                .map_err(DbError::query("read URL redirects"))?;
+        Ok(row.flatten())
     }
 
     /// The state of a URL by key: `(state, attempts, reason)`.

@@ -233,30 +233,7 @@ impl RobotsCache {
             .map(|copy| copy.validators.clone())
             .filter(|v| !v.is_empty());
         let fetched = fetch(slot.robots_url.clone(), validators).await?;
-        let (verdict, entry) = {
-            let mut loaded = slot.lock();
-            let now = Instant::now();
-            let next = loaded.state.apply(fetched.clone(), now);
-            tracing::debug!(scope = %scope, from = loaded.state.name(), to = next.name(), "robots.txt state");
-            loaded.state = next;
-            let verdict = loaded.state.verdict(
-                url.as_str(),
-                tokens,
-                now,
-                true,
-                &slot.robots_url,
-                self.policy,
-            );
-            let entry = StoredEntry {
-                scope: scope.clone(),
-                state: Clocks::now().state_out(&loaded.state),
-            };
-            let weight = u32::try_from(loaded.state.bytes())
-                .unwrap_or(u32::MAX)
-                .saturating_add(ENTRY_OVERHEAD_BYTES);
-            slot.weight.store(weight, Ordering::Relaxed);
-            (verdict, entry)
-        };
+        let (verdict, entry) = self.apply(&slot, scope, url, tokens, &fetched);
         // Re-inserted so the bound sees the new weight.
         self.slots.insert(scope.clone(), Arc::clone(&slot));
         if self.policy == Policy::Cached {
@@ -266,6 +243,40 @@ impl RobotsCache {
         }
         tracing::debug!(url = %url, allowed = verdict.allowed, source = %verdict.source, "robots decision");
         Ok((verdict, Some(fetched)))
+    }
+
+    /// Moves `slot` to the state `fetched` leads to, and answers for `url` from it: the
+    /// verdict, and the entry to store. The slot's weight is updated for the cache's bound.
+    fn apply(
+        &self,
+        slot: &Slot,
+        scope: &Scope,
+        url: &Url,
+        tokens: &ProductTokens,
+        fetched: &RobotsFetch,
+    ) -> (Verdict, StoredEntry) {
+        let mut loaded = slot.lock();
+        let now = Instant::now();
+        let next = loaded.state.apply(fetched.clone(), now);
+        tracing::debug!(scope = %scope, from = loaded.state.name(), to = next.name(), "robots.txt state");
+        loaded.state = next;
+        let verdict = loaded.state.verdict(
+            url.as_str(),
+            tokens,
+            now,
+            true,
+            &slot.robots_url,
+            self.policy,
+        );
+        let entry = StoredEntry {
+            scope: scope.clone(),
+            state: Clocks::now().state_out(&loaded.state),
+        };
+        let weight = u32::try_from(loaded.state.bytes())
+            .unwrap_or(u32::MAX)
+            .saturating_add(ENTRY_OVERHEAD_BYTES);
+        slot.weight.store(weight, Ordering::Relaxed);
+        (verdict, entry)
     }
 
     /// The verdict without fetching, if the state allows it.

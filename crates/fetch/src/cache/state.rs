@@ -256,3 +256,32 @@ impl RobotsState {
         self.copy().map_or(0, |copy| copy.body.len())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_copy_keeps_rules_for_at_most_eight_token_lists() {
+        let copy = ParsedCopy::new(RobotsTxt::parse(b"User-agent: *\nDisallow: /x\n"));
+        let lists: Vec<ProductTokens> = (0..=MAX_TOKEN_LISTS_PER_COPY)
+            .map(|i| {
+                ProductTokens::new([format!("Bot{}", char::from(b'A' + i as u8))]).expect("a token")
+            })
+            .collect();
+        let first = copy.rules_for(&lists[0]);
+        // Asked again: the same rules, not merged and indexed again.
+        assert!(Arc::ptr_eq(&first, &copy.rules_for(&lists[0])));
+        for tokens in &lists[1..] {
+            copy.rules_for(tokens);
+        }
+        let kept = copy
+            .agents
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len();
+        assert_eq!(kept, MAX_TOKEN_LISTS_PER_COPY);
+        // The oldest list went first; it is prepared again when asked for.
+        assert!(!Arc::ptr_eq(&first, &copy.rules_for(&lists[0])));
+    }
+}

@@ -181,6 +181,7 @@ impl fmt::Debug for Pacer {
 /// teaches the pacer what [`Permit::learn`] was told when it is.
 pub struct Permit {
     slot: Arc<Slot>,
+    host: String,
     config: PacerConfig,
     learned: Learned,
     waited: Duration,
@@ -205,6 +206,13 @@ impl Permit {
     /// How long this request waited for its turn.
     pub fn waited(&self) -> Duration {
         self.waited
+    }
+
+    /// The request's answer (response head or failure) arrived now: the next request of the
+    /// origin is paced from here ([`OriginState::answered`]), so the server never sees two
+    /// requests closer than the pace, whatever a connection's setup delayed.
+    pub fn answered(&self) {
+        lock(&self.slot.state).answered(&self.host, Instant::now());
     }
 }
 
@@ -290,6 +298,7 @@ impl Pacer {
         lock(&slot.state).started(host, Instant::now());
         Ok(Permit {
             slot,
+            host: host.to_owned(),
             config: self.config,
             learned: Learned::Nothing,
             waited: wait,

@@ -216,6 +216,21 @@ impl OriginState {
         self.host_starts.insert(host.to_owned(), now);
     }
 
+    /// The answer to the request to `host` (its response head, or its failure) arrived at
+    /// `now`: the pace and the host's crawl-delay count from here. A request's start is when
+    /// the client began it, but a server sees it only once the connection is up (a new TLS
+    /// handshake can take tens of ms), so gaps counted from starts can look shorter to the
+    /// server; counted from the answer, which comes after the server saw the request, they
+    /// never do.
+    pub fn answered(&mut self, host: &str, now: Instant) {
+        if self.last_start.is_some_and(|start| start < now) {
+            self.last_start = Some(now);
+        }
+        if let Some(start) = self.host_starts.get_mut(host) {
+            *start = (*start).max(now);
+        }
+    }
+
     /// Learns from a response (or failure) at `now`.
     pub fn learn(&mut self, config: &PacerConfig, learned: Learned, now: Instant) {
         match learned {
@@ -253,5 +268,49 @@ impl OriginState {
     /// True while the origin is paused.
     pub fn is_paused(&self) -> bool {
         self.paused
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_crawl_delay_over_the_longest_waits_the_longest() {
+        let config = PacerConfig::default();
+        let mut state = OriginState::default();
+        let now = Instant::now();
+        state.started("a.test", now);
+        let wait = |delay: Duration| match state.plan(&config, "a.test", Some(delay), false, now) {
+            Plan::At { at, reason } => (at - now, reason),
+            Plan::Paused { .. } => panic!("not paused"),
+        };
+        let under = MAX_CRAWL_DELAY - Duration::from_secs(1);
+        assert_eq!(wait(under), (under, WaitReason::CrawlDelay));
+        let longest = (MAX_CRAWL_DELAY, WaitReason::CrawlDelay);
+        assert_eq!(wait(MAX_CRAWL_DELAY * 10), longest);
+        assert_eq!(wait(Duration::MAX), longest);
+    }
+
+    #[test]
+    fn a_paused_origin_is_probed_doubling_up_to_a_day() {
+        let config = PacerConfig::default();
+        let mut state = OriginState::default();
+        let now = Instant::now();
+        let mut waits = Vec::new();
+        for _ in 0..20 {
+            state.learn(&config, Learned::Failure { retry_after: None }, now);
+            waits.push(state.not_before.map(|at| at - now));
+        }
+        assert!(state.is_paused());
+        let base = config.backoff_base;
+        // 30 s doubling; paused after 5 failures, when the 1 h maximum gives way to a day.
+        assert_eq!(waits[0], Some(base));
+        assert_eq!(waits[3], Some(base * 8));
+        assert_eq!(waits[8], Some(base * 256), "past the 1 h back-off maximum");
+        assert_eq!(waits[19], Some(MAX_PROBE_INTERVAL));
+        assert!(waits
+            .iter()
+            .all(|wait| wait.is_some_and(|w| w <= MAX_PROBE_INTERVAL)));
     }
 }

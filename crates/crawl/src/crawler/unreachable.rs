@@ -1,0 +1,210 @@
+//! Sites whose robots.txt cannot be read (seed 003, issue 8): a robots.txt answering 5xx or
+//! 429, or failing on the network, disallows everything, so nothing else of the site is
+//! requested. The origin is paused and its robots.txt probed on the origin's exponential
+//! back-off (`--backoff-base`, doubling); every failed robots.txt request counts against the
+//! site, and after `--max-attempts` failures in a row its queued URLs are given up with that
+//! reason, so a crawl still ends. A later run tries them again. A probe that succeeds ends the
+//! pause and forgets the failure fetch's cache holds, so the site's URLs go on at once rather
+//! than when the cache's own retry would come.
+
+use std::sync::Arc;
+
+use fetch::{OriginKey, RobotsFetch, RobotsOutcome, Scope, StoredState, Trail, Url};
+
+use super::archive::Archive;
+use super::committer::Work;
+use super::config::{MAX_TURN_WAIT, URL_DEADLINE};
+use super::worker::{archive_trail, failure, origin_update, requests_of};
+use super::{CrawlError, Ctx};
+use crate::normal::NormalUrl;
+use crate::store::{ClaimedUrl, Outcome, UrlState};
+
+/// Whether a robots.txt fetch found the file unreachable (5xx, network error) or was told to
+/// back off (429).
+pub(crate) fn failed(fetched: &RobotsFetch) -> bool {
+    matches!(
+        fetched.outcome,
+        RobotsOutcome::Unreachable | RobotsOutcome::BackingOff
+    )
+}
+
+/// The outcome of `url`, whose robots.txt (`robots_url`) is unreachable. When a robots.txt
+/// request was made (`fetched`), it counts against the site, and the URL's attempt too;
+/// otherwise fetch's cache still holds the failure and the origin is paused until a probe
+/// of that robots.txt succeeds.
+pub(crate) async fn robots_unreachable(
+    ctx: &Ctx,
+    key: &OriginKey,
+    url: &ClaimedUrl,
+    robots_url: &Url,
+    fetched: bool,
+) -> Result<Outcome, CrawlError> {
+    let own_host = NormalUrl::from_key(&url.key, true)
+        .ok()
+        .is_some_and(|u| Some(u.host()) == robots_url.host_str());
+    if !fetched && own_host {
+        // No request was made: not an attempt. The probe retries on the origin's back-off.
+        pause(ctx, key);
+        return Ok(Outcome {
+            id: url.id,
+            state: Some(UrlState::Queued),
+            attempts: url.attempts,
+            ..Outcome::default()
+        });
+    }
+    // A redirect target's robots.txt, or a request that failed: an attempt of this URL.
+    let error = format!("robots.txt unreachable: {robots_url}");
+    let mut outcome = failure(ctx, url, &error);
+    let site_gave_up = if fetched {
+        count_failure(ctx, robots_url).await?
+    } else {
+        None
+    };
+    if outcome.state == Some(UrlState::Failed) || site_gave_up.is_some() {
+        let reason = site_gave_up.unwrap_or_else(|| error.clone());
+        if let Some(site) = site_of(ctx, robots_url).await? {
+            ctx.store.fail_site(site, &reason).await?;
+        }
+        outcome.state = Some(UrlState::Failed);
+        outcome.reason = Some(reason);
+    }
+    Ok(outcome)
+}
+
+/// Pause the origin: nothing but a probe of its robots.txt until one succeeds.
+fn pause(ctx: &Ctx, key: &OriginKey) {
+    let pacer = ctx.polite.pacer();
+    let mut snapshot = pacer.export(key).unwrap_or_default();
+    if !snapshot.paused {
+        snapshot.paused = true;
+        pacer.import(key, &snapshot);
+    }
+}
+
+/// The site of the host of `robots_url`, if known.
+async fn site_of(ctx: &Ctx, robots_url: &Url) -> Result<Option<i64>, CrawlError> {
+    let Some(host) = robots_url.host_str() else {
+        return Ok(None);
+    };
+    Ok(ctx.store.host(host).await?.map(|h| h.site_id))
+}
+
+/// Count a failed robots.txt request against its site; when the run of failures reaches
+/// `--max-attempts`, the site's queued URLs are given up: returns the reason then.
+pub(crate) async fn count_failure(
+    ctx: &Ctx,
+    robots_url: &Url,
+) -> Result<Option<String>, CrawlError> {
+    let Some(site) = site_of(ctx, robots_url).await? else {
+        return Ok(None);
+    };
+    let failures = ctx.store.site_robots_failed(site).await?;
+    if failures < ctx.config.max_attempts {
+        return Ok(None);
+    }
+    let reason = format!("robots.txt unreachable: {robots_url} failed {failures} times in a row");
+    ctx.store.fail_site(site, &reason).await?;
+    Ok(Some(reason))
+}
+
+/// Count a robots.txt fetch made through fetch's cache: a failure against its site, an
+/// answer as the end of the site's run of failures.
+pub(crate) async fn counted(ctx: &Ctx, fetched: &RobotsFetch) -> Result<(), CrawlError> {
+    if failed(fetched) {
+        count_failure(ctx, &fetched.robots_url).await?;
+    } else if let Some(site) = site_of(ctx, &fetched.robots_url).await? {
+        ctx.store.site_robots_ok(site).await?;
+    }
+    Ok(())
+}
+
+/// A robots.txt request answered (2xx, 4xx): the site's run of failures ends, and a failure
+/// fetch's cache still holds for the scope is forgotten (store and memory), so its URLs go
+/// on now.
+pub(crate) async fn answered(ctx: &Ctx, robots_url: &Url) -> Result<(), CrawlError> {
+    if let Some(site) = site_of(ctx, robots_url).await? {
+        ctx.store.site_robots_ok(site).await?;
+    }
+    let Ok(scope) = Scope::of(robots_url) else {
+        return Ok(());
+    };
+    ctx.store.delete_robots_entry(&scope.to_string()).await?;
+    let cached_failure = ctx.polite.robots().entry(&scope).is_some_and(|e| {
+        matches!(
+            e.state,
+            StoredState::Failing(_) | StoredState::BackingOff(_)
+        )
+    });
+    if cached_failure {
+        // fetch's cache forgets one scope only by forgetting all: the others reload from the
+        // store on their next use.
+        ctx.polite.robots().clear();
+    }
+    Ok(())
+}
+
+/// Probe a paused origin with the robots.txt of the host of its next URL (seed 003: nothing
+/// else is requested until a probe succeeds); true when the origin is resumed.
+pub(crate) async fn probe(
+    ctx: &Arc<Ctx>,
+    key: &OriginKey,
+    origin_id: i64,
+) -> Result<bool, CrawlError> {
+    let Some(key_text) = ctx.store.a_url_of_origin(origin_id).await? else {
+        return Ok(false);
+    };
+    let Ok(any) = NormalUrl::from_key(&key_text, true) else {
+        return Ok(false);
+    };
+    let https = ctx.store.host(any.host()).await?.and_then(|h| h.https);
+    let Ok(robots_url) =
+        NormalUrl::join(any.with_scheme(https != Some(false)).url(), "/robots.txt")
+    else {
+        return Ok(false);
+    };
+    let robots_url = robots_url.url().clone();
+    let before = ctx.polite.pacer().export(key).unwrap_or_default();
+    let deadline = fetch::Deadline::after(URL_DEADLINE);
+    let limit = fetch::WaitLimit {
+        deadline: Some(deadline),
+        budget: None,
+        max_wait: Some(MAX_TURN_WAIT),
+    };
+    let host_only = robots_url.host_str().unwrap_or_default().to_string();
+    let Ok(mut permit) = ctx
+        .polite
+        .pacer()
+        .acquire(key, &host_only, None, true, limit)
+        .await
+    else {
+        return Ok(false);
+    };
+    let fetched =
+        fetch::fetch_robots_txt_within(ctx.polite.fetcher(), &robots_url, None, deadline).await;
+    permit.answered();
+    permit.learn(match (&fetched.error, fetched.status) {
+        (Some(error), _) => fetch::Learned::from_error(error),
+        (None, Some(status)) => fetch::Learned::from_status(status, fetched.retry_after),
+        (None, None) => fetch::Learned::Nothing,
+    });
+    drop(permit);
+    if failed(&fetched) {
+        count_failure(ctx, &robots_url).await?;
+    } else {
+        answered(ctx, &robots_url).await?;
+    }
+    let mut archive = Archive::default();
+    let trail = Trail {
+        robots_fetches: vec![fetched],
+        ..Trail::default()
+    };
+    archive_trail(&mut archive, &trail, false);
+    let work = Work {
+        members: archive.members,
+        origin: Some(origin_update(ctx, key, origin_id, requests_of(&trail), 0)),
+        ..Work::default()
+    };
+    ctx.committer.send(work).await?;
+    ctx.pacing_events(key, &before);
+    Ok(!ctx.polite.pacer().export(key).is_some_and(|s| s.paused))
+}

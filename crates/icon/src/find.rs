@@ -1,0 +1,286 @@
+//! The polite search for a domain's icon, as RobotsTxtParser: the home page's declared icons
+//! best first, then `/favicon.ico`; each request only where robots.txt lets the bot fetch
+//! that path (fetched fresh once for the search), on the fetcher's polite pipeline, with a
+//! byte cap and one deadline for the whole search.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use fetch::{
+    ErrorKind, FetchError, Fetcher, HeaderValue, Operation, Outcome, Pacer, PacerConfig, Policy,
+    Polite, PoliteRequest, Request, RobotsCache, ScopeOrigins, SkipReason, StatusCode,
+};
+use robots::ProductTokens;
+use url::Url;
+
+use crate::decode::{decode_icon, Png64, MAX_ICON_BYTES};
+use crate::error::IconError;
+use crate::links::IconLinkReader;
+use crate::rank::{IconLink, RelKind};
+
+/// The product token the search fetches as (RobotsTxtParser's, as in `crates/audit`).
+pub const BOT_TOKEN: &str = "RobotsTxtParser";
+
+const BOT: &ProductTokens = &ProductTokens::from_static(&[BOT_TOKEN]);
+
+/// The whole search (robots.txt, the home page, every icon tried, decoding) ends within
+/// this: a site that answers slowly costs at most this much.
+pub const FIND_ICON_DEADLINE: Duration = Duration::from_secs(30);
+
+/// The most time the search waits in all for a crawl-delay between its requests (as an
+/// analysis: seed 004's 10 s); a request that would wait longer is skipped.
+pub const CRAWL_DELAY_BUDGET: Duration = Duration::from_secs(10);
+
+/// The most of the home page read to find its `<head>` (seed 004: "stops reading at
+/// `</head>` or after 1 MB").
+pub const HOME_PAGE_MAX_BYTES: usize = 1024 * 1024;
+
+/// The most declared icons requested for one search; `/favicon.ico` comes after them.
+pub const MAX_DECLARED_TRIED: usize = 3;
+
+/// The `Accept` header of icon requests.
+pub const ICON_ACCEPT: &str = "image/webp,image/png,image/svg+xml,image/*;q=0.8,*/*;q=0.5";
+
+/// The home page, already fetched (by the analysis): no second request is made for it.
+#[derive(Debug, Clone, Copy)]
+pub struct HomePage<'a> {
+    /// Its final URL (after redirects): relative icon links resolve against it.
+    pub url: &'a Url,
+    /// As much of its body as was read (at least its `<head>`).
+    pub html: &'a [u8],
+}
+
+/// Where a tried icon URL came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IconSource {
+    /// Declared by the home page.
+    Declared(RelKind),
+    /// The conventional `/favicon.ico`.
+    FaviconIco,
+}
+
+/// What one icon URL came to.
+#[derive(Debug)]
+pub enum AttemptResult {
+    /// Decoded: this is the icon.
+    Used,
+    /// Not requested (robots.txt forbids it, robots.txt unreachable, no time left).
+    Skipped(SkipReason),
+    /// The request failed.
+    Failed(FetchError),
+    /// Answered with a status other than 2xx.
+    Status(StatusCode),
+    /// Answered, but not an icon: too large, broken, unsupported, a bomb.
+    Broken(IconError),
+    /// The deadline had passed before it could be requested, or passed while it was
+    /// decoded.
+    OutOfTime,
+}
+
+/// One icon URL tried.
+#[derive(Debug)]
+pub struct Attempt {
+    /// The URL.
+    pub url: Url,
+    /// Where it came from.
+    pub source: IconSource,
+    /// What it came to.
+    pub result: AttemptResult,
+}
+
+/// How the home page was read.
+#[derive(Debug)]
+pub enum HomePageRead {
+    /// The caller gave it.
+    Given,
+    /// Fetched, with this status (a non-2xx page declares nothing).
+    Fetched(StatusCode),
+    /// Not requested.
+    Skipped(SkipReason),
+    /// The request failed (or its body did).
+    Failed(ErrorKind),
+}
+
+/// The icon found.
+#[derive(Debug, Clone)]
+pub struct FoundIcon {
+    /// The URL it was fetched from (before redirects).
+    pub url: Url,
+    /// The 64×64 PNG.
+    pub png: Png64,
+}
+
+/// What an icon search came to: the icon, or none, and why.
+#[derive(Debug)]
+pub struct IconSearch {
+    /// The icon, when one decoded.
+    pub icon: Option<FoundIcon>,
+    /// How the home page was read.
+    pub home_page: HomePageRead,
+    /// The icons the home page declares, best first.
+    pub declared: Vec<IconLink>,
+    /// Every icon URL tried, in order.
+    pub attempts: Vec<Attempt>,
+}
+
+/// Looks for the icon of the site whose home page is `site` (e.g. `https://example.com/`),
+/// as RobotsTxtParser, within [`FIND_ICON_DEADLINE`]. `home_page` spares the request for
+/// the home page when the caller has it.
+pub async fn find_icon(
+    fetcher: &Fetcher,
+    site: &Url,
+    home_page: Option<HomePage<'_>>,
+) -> IconSearch {
+    let operation = Operation::within(FIND_ICON_DEADLINE).with_wait_budget(CRAWL_DELAY_BUDGET);
+    find_icon_within(fetcher, site, home_page, &operation).await
+}
+
+/// [`find_icon`] within the caller's `operation` (its deadline and wait budget).
+pub async fn find_icon_within(
+    fetcher: &Fetcher,
+    site: &Url,
+    home_page: Option<HomePage<'_>>,
+    operation: &Operation,
+) -> IconSearch {
+    // Fresh robots.txt for this search, remembered only within it (as an analysis).
+    let polite = Polite::new(
+        RobotsCache::new(fetcher.clone(), Policy::FreshPerOperation),
+        Pacer::new(PacerConfig::analysis()),
+        Arc::new(ScopeOrigins),
+    );
+    let (home, declared) = match home_page {
+        Some(page) => (
+            HomePageRead::Given,
+            crate::declared_icons(page.html, page.url),
+        ),
+        None => read_home_page(&polite, site, operation).await,
+    };
+    let favicon = site.join("/favicon.ico").ok();
+    let candidates = declared
+        .iter()
+        .take(MAX_DECLARED_TRIED)
+        .map(|link| (link.url.clone(), IconSource::Declared(link.rel)))
+        .chain(favicon.map(|url| (url, IconSource::FaviconIco)));
+    let mut search = IconSearch {
+        icon: None,
+        home_page: home,
+        declared: declared.clone(),
+        attempts: Vec::new(),
+    };
+    let mut tried = HashSet::new();
+    for (url, source) in candidates {
+        if !tried.insert(url.clone()) {
+            continue;
+        }
+        // No request starts once the search's time is up.
+        let (result, png) = if operation.deadline.is_expired() {
+            (AttemptResult::OutOfTime, None)
+        } else {
+            try_icon(&polite, &url, operation).await
+        };
+        tracing::debug!(url = %url, result = ?result, "icon attempt");
+        search.attempts.push(Attempt {
+            url: url.clone(),
+            source,
+            result,
+        });
+        if let Some(png) = png {
+            search.icon = Some(FoundIcon { url, png });
+            break;
+        }
+    }
+    search
+}
+
+/// Fetches the home page and reads its declared icons, stopping at the end of its head.
+async fn read_home_page(
+    polite: &Polite,
+    site: &Url,
+    operation: &Operation,
+) -> (HomePageRead, Vec<IconLink>) {
+    let request = Request::get(site.clone()).max_body_bytes(HOME_PAGE_MAX_BYTES);
+    let response = polite
+        .fetch(PoliteRequest::new(request, BOT), operation)
+        .await;
+    let mut fetched = match response.outcome {
+        Outcome::Fetched(fetched) => fetched,
+        Outcome::Skipped { reason, .. } => return (HomePageRead::Skipped(reason), Vec::new()),
+        Outcome::Failed(error) => return (HomePageRead::Failed(error.kind()), Vec::new()),
+    };
+    let status = fetched.head.status;
+    if !status.is_success() {
+        return (HomePageRead::Fetched(status), Vec::new());
+    }
+    let mut reader = IconLinkReader::new();
+    loop {
+        match fetched.body.chunk().await {
+            Ok(Some(chunk)) => {
+                if reader.feed(&chunk) {
+                    break;
+                }
+            }
+            Ok(None) => break,
+            // What was read still counts: its links were declared.
+            Err(error) => {
+                return (
+                    HomePageRead::Failed(error.kind()),
+                    reader.finish(&fetched.url),
+                )
+            }
+        }
+    }
+    (HomePageRead::Fetched(status), reader.finish(&fetched.url))
+}
+
+/// Fetches and decodes one icon URL.
+async fn try_icon(
+    polite: &Polite,
+    url: &Url,
+    operation: &Operation,
+) -> (AttemptResult, Option<Png64>) {
+    // One byte past the cap tells a file of exactly the cap from a longer one.
+    let request = Request::get(url.clone())
+        .max_body_bytes(MAX_ICON_BYTES + 1)
+        .accept(HeaderValue::from_static(ICON_ACCEPT));
+    let response = polite
+        .fetch(PoliteRequest::new(request, BOT), operation)
+        .await;
+    let fetched = match response.outcome {
+        Outcome::Fetched(fetched) => fetched,
+        Outcome::Skipped { reason, .. } => return (AttemptResult::Skipped(reason), None),
+        Outcome::Failed(error) => return (AttemptResult::Failed(error), None),
+    };
+    let status = fetched.head.status;
+    if !status.is_success() {
+        return (AttemptResult::Status(status), None);
+    }
+    let content_type = fetched
+        .head
+        .headers
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_owned);
+    let body = match fetched.body.read_to_end(None).await {
+        Ok(body) => body,
+        Err(error) => return (AttemptResult::Failed(error), None),
+    };
+    if body.truncated || body.bytes.len() > MAX_ICON_BYTES {
+        let error = IconError::TooLarge {
+            limit: MAX_ICON_BYTES,
+        };
+        return (AttemptResult::Broken(error), None);
+    }
+    // Decoding is CPU work: off the async threads, and bounded by the same deadline (a
+    // decode still running then finishes on its own thread, its result dropped).
+    let decoding =
+        tokio::task::spawn_blocking(move || decode_icon(&body.bytes, content_type.as_deref()));
+    match tokio::time::timeout_at(operation.deadline.instant(), decoding).await {
+        Ok(Ok(Ok(png))) => (AttemptResult::Used, Some(png)),
+        Ok(Ok(Err(error))) => (AttemptResult::Broken(error), None),
+        // A panic inside a decoder is contained to its thread: the icon is broken.
+        Ok(Err(_join)) => (AttemptResult::Broken(IconError::DecoderPanicked), None),
+        Err(_elapsed) => (AttemptResult::OutOfTime, None),
+    }
+}

@@ -1,0 +1,49 @@
+//! Site icons for RobotsTxtParser (seed 004: "the site's icon, shrunk to 64 pixels and shown
+//! beside its name").
+//!
+//! - [`declared_icons`] / [`IconLinkReader`]: the icons a home page declares
+//!   (`<link rel="icon">`, `shortcut icon`, `apple-touch-icon`, with `sizes` and `type`),
+//!   read from its `<head>` with html5ever's tokenizer, `<base href>` honoured, `http`/`https`
+//!   only, best size first ([`rank`]).
+//! - [`decode_icon`]: ICO, PNG, GIF, JPEG and WebP with the `image` crate under
+//!   [`image::Limits`], SVG with resvg (nothing external loaded), to a [`Png64`]: 64×64,
+//!   aspect kept, centred on transparency. A broken or hostile image is an [`IconError`].
+//! - [`find_icon`]: the polite search as RobotsTxtParser: declared icons, then
+//!   `/favicon.ico`, each skipped when robots.txt forbids it, one deadline for all.
+//! - [`icon_due`]: when to look again (30 days with an icon, 7 days without).
+//!
+//! ```
+//! use icon::{declared_icons, DeclaredSize};
+//! let page: url::Url = "https://example.com/a/".parse().unwrap();
+//! let html = br#"<head><link rel="icon" href="/16.png" sizes="16x16">
+//!     <link rel="apple-touch-icon" href="touch.png"></head>"#;
+//! let icons = declared_icons(html, &page);
+//! assert_eq!(icons[0].url.as_str(), "https://example.com/a/touch.png");
+//! assert_eq!(icons[0].size, DeclaredSize::Pixels(180));
+//! assert_eq!(icons[1].url.as_str(), "https://example.com/16.png");
+//! ```
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod decode;
+mod error;
+mod find;
+mod links;
+mod rank;
+mod refresh;
+mod svg;
+
+pub use decode::{decode_icon, Png64, ICON_SIZE, MAX_DECODE_ALLOC, MAX_DIMENSION, MAX_ICON_BYTES};
+pub use error::IconError;
+pub use find::{
+    find_icon, find_icon_within, Attempt, AttemptResult, FoundIcon, HomePage, HomePageRead,
+    IconSearch, IconSource, BOT_TOKEN, CRAWL_DELAY_BUDGET, FIND_ICON_DEADLINE, HOME_PAGE_MAX_BYTES,
+    ICON_ACCEPT, MAX_DECLARED_TRIED,
+};
+pub use links::{
+    declared_icons, IconLinkReader, MAX_ATTRIBUTE_BYTES, MAX_DECLARED_ICONS, MAX_HREF_BYTES,
+};
+pub use rank::{parse_sizes, rank, DeclaredSize, IconLink, RelKind, APPLE_TOUCH_DEFAULT_SIZE};
+pub use refresh::{icon_due, next_icon_check, ICON_REFRESH_AGE, NO_ICON_RETRY_AGE};
+pub use svg::{MAX_SVG_DEPTH, MAX_SVG_NODES};

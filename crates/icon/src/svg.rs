@@ -1,0 +1,232 @@
+//! SVG icons: parsed with roxmltree under a node limit (entities expanded count, so a
+//! "billion laughs" is refused), checked for the size of the drawing with every reference
+//! expanded, then rendered by resvg straight onto the 64×64 canvas. Nothing external is ever
+//! loaded: no files, no URLs, no fonts, no embedded raster images.
+
+use std::collections::{HashMap, HashSet};
+
+use image::RgbaImage;
+use roxmltree::{Document, Node, NodeId, ParsingOptions};
+
+use crate::decode::{Png64, ICON_SIZE};
+use crate::error::IconError;
+
+/// The most XML nodes an SVG may have, entities expanded (roxmltree's `nodes_limit`), and the
+/// most elements its drawing may have once every reference (`<use>`, `href="#id"`,
+/// `url(#id)`) is expanded: an icon has tens or hundreds.
+pub const MAX_SVG_NODES: usize = 20_000;
+
+/// The deepest nesting of an SVG's drawing, references expanded: renderers recurse per level,
+/// and a deeper tree could exhaust the stack.
+pub const MAX_SVG_DEPTH: usize = 128;
+
+/// Whether `bytes` start like an SVG document (after a BOM and white space).
+pub(crate) fn looks_like_svg(bytes: &[u8]) -> bool {
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    let start = bytes
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(bytes.len());
+    let head = &bytes[start..bytes.len().min(start + 512)];
+    let text = String::from_utf8_lossy(head).to_ascii_lowercase();
+    let prologue = text.starts_with("<?xml") || text.starts_with("<!--");
+    text.starts_with("<svg")
+        || text.starts_with("<!doctype svg")
+        || (prologue && text.contains("<svg"))
+}
+
+/// Renders an SVG icon onto the 64×64 canvas, aspect kept, centred.
+pub(crate) fn render(bytes: &[u8]) -> Result<Png64, IconError> {
+    let text = std::str::from_utf8(bytes).map_err(|_| IconError::SvgNotText)?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let parsing = ParsingOptions {
+        allow_dtd: true,
+        nodes_limit: u32::try_from(MAX_SVG_NODES).unwrap_or(u32::MAX),
+    };
+    let document = Document::parse_with_options(text, parsing).map_err(IconError::SvgXml)?;
+    check_expansion(&document)?;
+    let tree = usvg::Tree::from_xmltree(&document, &options()).map_err(IconError::Svg)?;
+    Png64::encode(&rasterise(&tree)?)
+}
+
+/// usvg options that load nothing: no resource directory, no fonts (text is not drawn), and
+/// an `<image>` resolver that refuses every `href` (data URLs included: an embedded raster
+/// would be decoded outside our limits).
+fn options() -> usvg::Options<'static> {
+    usvg::Options {
+        resources_dir: None,
+        image_href_resolver: usvg::ImageHrefResolver {
+            resolve_data: Box::new(|_, _, _| None),
+            resolve_string: Box::new(|_, _| None),
+        },
+        ..usvg::Options::default()
+    }
+}
+
+fn rasterise(tree: &usvg::Tree) -> Result<RgbaImage, IconError> {
+    let size = tree.size();
+    let longest = size.width().max(size.height());
+    let side = ICON_SIZE as f32;
+    let scale = side / longest;
+    let dx = (side - size.width() * scale) / 2.0;
+    let dy = (side - size.height() * scale) / 2.0;
+    let mut pixmap = tiny_skia::Pixmap::new(ICON_SIZE, ICON_SIZE).ok_or(IconError::NoPixels)?;
+    let transform = tiny_skia::Transform::from_row(scale, 0.0, 0.0, scale, dx, dy);
+    resvg::render(tree, transform, &mut pixmap.as_mut());
+    // tiny-skia keeps premultiplied alpha; PNG wants it straight.
+    let pixels = pixmap
+        .pixels()
+        .iter()
+        .flat_map(|pixel| {
+            let c = pixel.demultiply();
+            [c.red(), c.green(), c.blue(), c.alpha()]
+        })
+        .collect();
+    RgbaImage::from_raw(ICON_SIZE, ICON_SIZE, pixels).ok_or(IconError::NoPixels)
+}
+
+/// The `#id` targets an element refers to, each with how many times it is drawn:
+/// `href`/`xlink:href="#id"` (`<use>`, patterns and gradients inheriting, `<feImage>`) and
+/// `url(#id)` in any attribute (fills, clip paths, masks, filters) once; a marker once per
+/// vertex of the element's path.
+fn references<'a>(node: Node<'a, 'a>) -> Vec<(&'a str, usize)> {
+    let mut ids = Vec::new();
+    for attribute in node.attributes() {
+        let value = attribute.value();
+        if attribute.name() == "href" {
+            if let Some(id) = value.trim().strip_prefix('#') {
+                ids.push((id, 1));
+            }
+        }
+        let times = if mentions_markers(attribute.name(), value) {
+            vertices(node)
+        } else {
+            1
+        };
+        ids.extend(url_ids(value).map(|id| (id, times)));
+    }
+    ids
+}
+
+/// Whether an attribute (`marker-mid`, or a `style` naming one) may place markers.
+fn mentions_markers(name: &str, value: &str) -> bool {
+    name.starts_with("marker") || (name == "style" && value.contains("marker"))
+}
+
+/// An upper bound of the vertices of an element's shape (where markers are drawn): the
+/// numbers in its `d` or `points`, halved; at least 1.
+fn vertices(node: Node<'_, '_>) -> usize {
+    let data = node
+        .attribute("d")
+        .or_else(|| node.attribute("points"))
+        .unwrap_or("");
+    let mut numbers = 0usize;
+    let mut in_number = false;
+    for byte in data.bytes() {
+        let digit = byte.is_ascii_digit();
+        if digit && !in_number {
+            numbers += 1;
+        }
+        in_number = digit || (in_number && byte == b'.');
+    }
+    (numbers / 2).max(1)
+}
+
+/// The ids of every `url(#id)` in `text`.
+fn url_ids(text: &str) -> impl Iterator<Item = &str> {
+    text.split("url(").skip(1).filter_map(|rest| {
+        let rest = rest.trim_start().trim_start_matches(['"', '\'']);
+        let id = rest.strip_prefix('#')?;
+        let end = id.find([')', '"', '\'']).unwrap_or(id.len());
+        Some(id[..end].trim())
+    })
+}
+
+/// The size of the drawing with every reference expanded, refused past [`MAX_SVG_NODES`]
+/// elements or [`MAX_SVG_DEPTH`] levels, or on a reference cycle. A stylesheet's `url(#id)`
+/// (in `<style>`) may apply to any element, so every element is counted as using each (once
+/// per vertex when the stylesheet places markers).
+fn check_expansion(document: &Document) -> Result<(), IconError> {
+    let too_complex = || IconError::SvgTooComplex {
+        limit: MAX_SVG_NODES,
+    };
+    let ids: HashMap<&str, Node> = document
+        .descendants()
+        .filter_map(|node| node.attribute("id").map(|id| (id, node)))
+        .collect();
+    let cost = expanded_costs(document, &ids).ok_or_else(too_complex)?;
+    let stylesheets: Vec<&str> = document
+        .descendants()
+        .filter(|node| node.has_tag_name("style"))
+        .flat_map(|style| style.children().filter_map(|text| text.text()))
+        .collect();
+    let styled = stylesheets
+        .iter()
+        .flat_map(|text| url_ids(text))
+        .filter_map(|id| ids.get(id))
+        .map(|target| cost.get(&target.id()).map_or(0, |c| c.0))
+        .fold(0usize, usize::saturating_add);
+    let markers = stylesheets.iter().any(|text| text.contains("marker"));
+    let uses = document
+        .descendants()
+        .filter(Node::is_element)
+        .map(|node| if markers { vertices(node) } else { 1 })
+        .fold(0usize, usize::saturating_add);
+    let root = cost.get(&document.root_element().id()).map_or(0, |c| c.0);
+    if root.saturating_add(uses.saturating_mul(styled)) > MAX_SVG_NODES {
+        return Err(too_complex());
+    }
+    Ok(())
+}
+
+/// (elements, depth) of each element with its children and references expanded, by an
+/// iterative depth-first walk (a hostile document cannot exhaust the stack here) memoised
+/// per element; `None` past the limits or on a cycle.
+fn expanded_costs(
+    document: &Document,
+    ids: &HashMap<&str, Node>,
+) -> Option<HashMap<NodeId, (usize, usize)>> {
+    // Each dependency with how many times it is drawn.
+    let dependencies = |node: Node<'_, '_>| -> Vec<(NodeId, usize)> {
+        let referred = references(node)
+            .into_iter()
+            .filter_map(|(id, times)| ids.get(id).map(|target| (target.id(), times)));
+        node.children()
+            .filter(Node::is_element)
+            .map(|child| (child.id(), 1))
+            .chain(referred)
+            .collect()
+    };
+    let mut cost: HashMap<NodeId, (usize, usize)> = HashMap::new();
+    let mut on_path: HashSet<NodeId> = HashSet::new();
+    let mut stack = vec![(document.root_element().id(), false)];
+    while let Some((id, children_done)) = stack.pop() {
+        if cost.contains_key(&id) {
+            continue;
+        }
+        let deps = dependencies(document.get_node(id)?);
+        if !children_done {
+            on_path.insert(id);
+            stack.push((id, true));
+            for (dep, _) in deps.iter().filter(|(dep, _)| !cost.contains_key(dep)) {
+                if on_path.contains(dep) {
+                    return None;
+                }
+                stack.push((*dep, false));
+            }
+            continue;
+        }
+        let (mut elements, mut depth) = (1usize, 0usize);
+        for (dep, times) in &deps {
+            let (n, d) = cost.get(dep).copied().unwrap_or((0, 0));
+            elements = elements.saturating_add(n.saturating_mul(*times));
+            depth = depth.max(d);
+        }
+        if elements > MAX_SVG_NODES || depth + 1 > MAX_SVG_DEPTH {
+            return None;
+        }
+        cost.insert(id, (elements, depth + 1));
+        on_path.remove(&id);
+    }
+    Some(cost)
+}

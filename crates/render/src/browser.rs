@@ -1,0 +1,139 @@
+//! One headless Chromium with a fresh profile, driven over the DevTools protocol
+//! (chromiumoxide), unable to reach the network by itself.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use chromiumoxide::browser::{Browser, BrowserConfig};
+use futures::StreamExt;
+use tokio::task::JoinHandle;
+
+use crate::RenderError;
+
+/// Where the browser's own network traffic goes: a closed port. Every request of a page is
+/// answered through the DevTools Fetch domain; anything that escapes interception (a service
+/// worker, a browser-initiated request) fails here instead of reaching a site.
+pub const CLOSED_PROXY: &str = "127.0.0.1:9";
+
+/// The longest wait for a launched browser to open its DevTools endpoint.
+pub const LAUNCH_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// The longest wait for one DevTools command's answer.
+pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Where Chromium is looked for, in order, when `JITTYBOT_CHROMIUM` is not set.
+pub const CHROMIUM_PATHS: &[&str] = &[
+    "/usr/bin/chromium",
+    "/usr/bin/chromium-browser",
+    "/usr/bin/google-chrome",
+];
+
+/// The Chromium to use: `JITTYBOT_CHROMIUM` if set, else the first of [`CHROMIUM_PATHS`]
+/// that exists; `None` when there is none.
+pub fn find_chromium() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("JITTYBOT_CHROMIUM") {
+        return Some(PathBuf::from(path));
+    }
+    CHROMIUM_PATHS
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.exists())
+}
+
+/// The command-line flags of the browser (besides the profile directory and DevTools port,
+/// which chromiumoxide adds): headless, no background traffic of its own, and the network
+/// closed (a proxy on a closed port, loopback included, and no name resolution).
+pub fn browser_flags() -> Vec<(&'static str, Option<&'static str>)> {
+    vec![
+        ("headless", None),
+        ("no-sandbox", None),
+        ("disable-gpu", None),
+        ("disable-quic", None),
+        ("no-first-run", None),
+        ("no-default-browser-check", None),
+        ("disable-background-networking", None),
+        ("disable-component-update", None),
+        ("disable-sync", None),
+        ("disable-extensions", None),
+        ("disable-dev-shm-usage", None),
+        ("mute-audio", None),
+        ("hide-scrollbars", None),
+        ("proxy-server", Some(CLOSED_PROXY)),
+        // Chromium never proxies loopback unless told so: without this a page on a loopback
+        // test web could be reached directly.
+        ("proxy-bypass-list", Some("<-loopback>")),
+        ("host-resolver-rules", Some("MAP * ~NOTFOUND")),
+    ]
+}
+
+/// A running browser with its own fresh profile directory (removed when it closes).
+pub struct Renderer {
+    pub(crate) browser: Browser,
+    handler: JoinHandle<()>,
+    _profile: tempfile::TempDir,
+}
+
+impl std::fmt::Debug for Renderer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Renderer")
+            .field("profile", &self._profile.path())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Renderer {
+    /// Launch `executable` headless with a fresh profile and every page's requests
+    /// intercepted.
+    pub async fn launch(executable: &Path) -> Result<Renderer, RenderError> {
+        let profile = tempfile::Builder::new()
+            .prefix("jittybot-profile-")
+            .tempdir()
+            .map_err(RenderError::Profile)?;
+        let mut builder = BrowserConfig::builder()
+            .chrome_executable(executable)
+            .disable_default_args()
+            .with_head() // `headless` is among our own flags
+            .user_data_dir(profile.path())
+            .enable_request_intercept()
+            .disable_cache()
+            .launch_timeout(LAUNCH_TIMEOUT)
+            .request_timeout(COMMAND_TIMEOUT)
+            .viewport(None);
+        for (key, value) in browser_flags() {
+            builder = match value {
+                Some(v) => builder.arg((key, v)),
+                None => builder.arg(key),
+            };
+        }
+        let config = builder.build().map_err(RenderError::Config)?;
+        let (browser, mut handler) = Browser::launch(config)
+            .await
+            .map_err(|e| RenderError::Launch(e.to_string()))?;
+        let handler = tokio::spawn(async move {
+            // The handler drives the DevTools connection; it ends when the browser goes.
+            while let Some(event) = handler.next().await {
+                if let Err(e) = event {
+                    tracing::debug!(error = %e, "browser connection");
+                }
+            }
+        });
+        Ok(Renderer {
+            browser,
+            handler,
+            _profile: profile,
+        })
+    }
+
+    /// Close the browser and wait for its process to end; the profile is removed.
+    pub async fn close(mut self) {
+        if tokio::time::timeout(COMMAND_TIMEOUT, self.browser.close())
+            .await
+            .is_err()
+        {
+            tracing::debug!("browser did not close in time: killed");
+        }
+        let _ = self.browser.kill().await;
+        let _ = tokio::time::timeout(COMMAND_TIMEOUT, self.browser.wait()).await;
+        self.handler.abort();
+    }
+}

@@ -1,0 +1,137 @@
+//! The gate every request of a rendered page passes: the caller decides, and makes the
+//! request itself, so the browser never touches the network.
+
+use std::future::Future;
+
+use http::{HeaderMap, StatusCode};
+use tokio::time::Instant;
+use url::Url;
+
+/// What kind of resource the page asked for (DevTools' `Network.ResourceType`, grouped by
+/// which rules apply to it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ResourceKind {
+    /// A document: a frame's HTML.
+    Document,
+    /// A script.
+    Script,
+    /// A stylesheet.
+    Stylesheet,
+    /// A font.
+    Font,
+    /// An image.
+    Image,
+    /// Audio or video.
+    Media,
+    /// Data the page asked for by script: `fetch()`, `XMLHttpRequest`, event sources.
+    Data,
+    /// Anything else (manifests, text tracks, pings, prefetches ...).
+    Other,
+}
+
+impl ResourceKind {
+    /// True for images, audio and video: fetched as JittyBot-Image, under its rules (seed 003:
+    /// "JittyBot-Image rules for images and other media").
+    pub fn is_media(self) -> bool {
+        matches!(self, ResourceKind::Image | ResourceKind::Media)
+    }
+
+    /// The kind of a DevTools resource type name (`"Image"`, `"XHR"`, ...).
+    pub fn from_devtools(name: &str) -> ResourceKind {
+        match name {
+            "Document" => ResourceKind::Document,
+            "Script" => ResourceKind::Script,
+            "Stylesheet" => ResourceKind::Stylesheet,
+            "Font" => ResourceKind::Font,
+            "Image" => ResourceKind::Image,
+            "Media" => ResourceKind::Media,
+            "XHR" | "Fetch" | "EventSource" => ResourceKind::Data,
+            _ => ResourceKind::Other,
+        }
+    }
+
+    /// A short lower-case label for logs and events.
+    pub fn label(self) -> &'static str {
+        match self {
+            ResourceKind::Document => "document",
+            ResourceKind::Script => "script",
+            ResourceKind::Stylesheet => "stylesheet",
+            ResourceKind::Font => "font",
+            ResourceKind::Image => "image",
+            ResourceKind::Media => "media",
+            ResourceKind::Data => "data",
+            ResourceKind::Other => "other",
+        }
+    }
+}
+
+/// The two methods a page may use; every other one is failed in the browser, before any gate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SubMethod {
+    /// `GET`.
+    Get,
+    /// `HEAD`.
+    Head,
+}
+
+/// One request the page made, as the gate sees it.
+#[derive(Clone, Debug)]
+pub struct SubRequest {
+    /// The URL asked for (fragment removed by the browser).
+    pub url: Url,
+    /// GET or HEAD.
+    pub method: SubMethod,
+    /// The kind of resource.
+    pub kind: ResourceKind,
+    /// The end of the page's time budget: the gate must answer before it (a request waiting
+    /// for its origin's turn past it is denied).
+    pub deadline: Instant,
+}
+
+/// A response made by the gate, given to the browser as if it came from the network.
+#[derive(Clone, Debug)]
+pub struct GateResponse {
+    /// The status.
+    pub status: StatusCode,
+    /// The headers as received; `Content-Encoding`, `Content-Length` and `Transfer-Encoding`
+    /// are dropped before the browser sees them (the body is given decoded).
+    pub headers: HeaderMap,
+    /// The body, decoded.
+    pub body: Vec<u8>,
+}
+
+/// What the gate decided.
+#[derive(Clone, Debug)]
+pub enum Decision {
+    /// The request was made (by the caller's own pipeline): its response goes to the page.
+    Allow(GateResponse),
+    /// Not made; the page sees a failed request.
+    Deny(String),
+}
+
+/// Decides every request a rendered page makes (other than the page's own document, which
+/// the caller already fetched), and makes the allowed ones.
+///
+/// The crawler's gate checks robots.txt (fetching it first), waits for the origin's turn,
+/// sends with JittyBot's User-Agent and records the exchange for the archive.
+pub trait RequestGate: Send + Sync + 'static {
+    /// Decide `request`; answer before `request.deadline`.
+    fn decide(&self, request: SubRequest) -> impl Future<Output = Decision> + Send;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn devtools_types_map_to_kinds_and_media_rules() {
+        assert_eq!(ResourceKind::from_devtools("XHR"), ResourceKind::Data);
+        assert_eq!(ResourceKind::from_devtools("Fetch"), ResourceKind::Data);
+        assert_eq!(ResourceKind::from_devtools("Image"), ResourceKind::Image);
+        assert_eq!(ResourceKind::from_devtools("Ping"), ResourceKind::Other);
+        assert!(ResourceKind::Image.is_media());
+        assert!(ResourceKind::Media.is_media());
+        assert!(!ResourceKind::Script.is_media());
+        assert!(!ResourceKind::Font.is_media());
+    }
+}

@@ -1,0 +1,337 @@
+//! Pages rendered in a real headless Chromium against the loopback test web, every request
+//! decided by the polite gate; what reached the server is read from its request log.
+//!
+//! One browser for the whole file (one test function, scenarios in turn), short budgets.
+//! Skipped, with a message, only when no Chromium is installed.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use fetch::{
+    FetchConfig, Fetcher, Pacer, PacerConfig, Policy, Polite, ResolvePin, RobotsCache, ScopeOrigins,
+};
+use render::{
+    GateResponse, PageToRender, PoliteGate, RenderLimits, Rendered, Renderer, SubOutcome,
+};
+use robots::ProductTokens;
+use testweb::{RecordedRequest, Reply, TestWeb};
+use tokio::time::Instant;
+use url::Url;
+
+const PACE: Duration = Duration::from_millis(250);
+
+fn polite(hosts: &[&str]) -> Arc<Polite> {
+    let mut config = FetchConfig::new("JittyBot", "https://jittybot.test/bot");
+    config.allow_private_addresses = true;
+    config.resolve = hosts
+        .iter()
+        .map(|h| ResolvePin {
+            host: h.to_string(),
+            port: 0,
+            addresses: vec![std::net::Ipv4Addr::LOCALHOST.into()],
+        })
+        .collect();
+    let fetcher = Fetcher::new(config).unwrap();
+    let pacer = PacerConfig {
+        pace: PACE,
+        ..PacerConfig::default()
+    };
+    Arc::new(Polite::new(
+        RobotsCache::new(fetcher, Policy::Cached),
+        Pacer::new(pacer),
+        Arc::new(ScopeOrigins),
+    ))
+}
+
+fn gate(polite: &Arc<Polite>) -> Arc<PoliteGate> {
+    Arc::new(PoliteGate::new(
+        Arc::clone(polite) as Arc<dyn render::PoliteSource>,
+        ProductTokens::from_static(&["JittyBot"]),
+        ProductTokens::from_static(&["JittyBot-Image", "JittyBot"]),
+        Some("JittyBot-Image".into()),
+    ))
+}
+
+fn document(html: &str) -> GateResponse {
+    let mut headers = http::HeaderMap::new();
+    headers.insert("content-type", "text/html; charset=utf-8".parse().unwrap());
+    GateResponse {
+        status: http::StatusCode::OK,
+        headers,
+        body: html.as_bytes().to_vec(),
+    }
+}
+
+fn text(body: &str, content_type: &str) -> Reply {
+    Reply::ok().header("Content-Type", content_type).body(body)
+}
+
+fn png() -> Reply {
+    Reply::ok()
+        .header("Content-Type", "image/png")
+        .body(b"\x89PNG\r\n\x1a\nnot really")
+}
+
+async fn render(
+    renderer: &Renderer,
+    url: &str,
+    html: &str,
+    gate: &Arc<PoliteGate>,
+    limits: &RenderLimits,
+) -> Rendered {
+    let page = PageToRender {
+        url: Url::parse(url).unwrap(),
+        document: document(html),
+    };
+    renderer
+        .render(page, Arc::clone(gate), limits)
+        .await
+        .expect("the page renders")
+}
+
+fn paths(log: &[RecordedRequest], host: &str) -> Vec<String> {
+    log.iter()
+        .filter(|r| r.host == host)
+        .map(|r| format!("{} {}", r.method, r.path))
+        .collect()
+}
+
+fn quick() -> RenderLimits {
+    RenderLimits {
+        time_budget: Duration::from_secs(15),
+        settle: Duration::from_millis(300),
+        ..RenderLimits::default()
+    }
+}
+
+/// A page whose script makes links and a robots meta tag, fetches a disallowed path and
+/// POSTs, with images in allowed and JittyBot-Image-disallowed folders and scripts from a
+/// third-party host with its own robots.txt.
+async fn rules_hold(renderer: &Renderer, web: &TestWeb) {
+    let port = web.http_port();
+    web.site("site.test")
+        .path("/robots.txt")
+        .respond(Reply::robots_txt(
+            "User-agent: JittyBot\nDisallow: /secret/\n\n\
+         User-agent: JittyBot-Image\nDisallow: /private-img/\n",
+        ));
+    let app = format!(
+        "document.addEventListener('DOMContentLoaded', function () {{
+           var a = document.createElement('a'); a.href = '/made-by-script';
+           document.body.appendChild(a);
+           var m = document.createElement('meta'); m.name = 'robots'; m.content = 'noarchive';
+           document.head.appendChild(m);
+           fetch('/secret/data.json').catch(function () {{}});
+           fetch('/api/submit', {{method: 'POST', body: 'x'}}).catch(function () {{}});
+           fetch('/api/ok.json').then(function (r) {{ return r.json(); }}).then(function (j) {{
+             var b = document.createElement('a'); b.href = j.next; document.body.appendChild(b);
+           }}).catch(function () {{}});
+           var s = document.createElement('script'); s.src = 'http://third.test:{port}/lib.js';
+           document.head.appendChild(s);
+           var t = document.createElement('script'); t.src = 'http://third.test:{port}/blocked.js';
+           document.head.appendChild(t);
+         }});"
+    );
+    web.site("site.test")
+        .path("/app.js")
+        .respond(text(&app, "text/javascript"));
+    web.site("site.test")
+        .path("/api/ok.json")
+        .respond(text("{\"next\": \"/from-data\"}", "application/json"));
+    web.site("site.test").path("/img/ok.png").respond(png());
+    web.site("site.test")
+        .path("/private-img/no.png")
+        .respond(png());
+    web.site("third.test")
+        .path("/robots.txt")
+        .respond(Reply::robots_txt("User-agent: *\nDisallow: /blocked.js\n"));
+    web.site("third.test").path("/lib.js").respond(text(
+        "var c = document.createElement('a'); c.href = '/from-third'; \
+         document.body.appendChild(c);",
+        "text/javascript",
+    ));
+    web.site("third.test")
+        .path("/blocked.js")
+        .respond(text("document.title = 'leaked';", "text/javascript"));
+    let html = "<!doctype html><html><head><script src=\"/app.js\"></script></head><body>\
+                <a href=\"/served\">served</a><img src=\"/img/ok.png\">\
+                <img src=\"/private-img/no.png\"></body></html>";
+    let polite = polite(&["site.test", "third.test"]);
+    let gate = gate(&polite);
+    let url = web.http_url("site.test", "/");
+    let rendered = render(renderer, &url, html, &gate, &quick()).await;
+    let log = web.requests();
+
+    let mut site = paths(&log, "site.test");
+    site.sort();
+    assert_eq!(
+        site,
+        vec![
+            "GET /api/ok.json",
+            "GET /app.js",
+            "GET /img/ok.png",
+            "GET /robots.txt"
+        ],
+        "site.test saw exactly what its rules allow (not the page itself: the caller gave it)"
+    );
+    let third = paths(&log, "third.test");
+    assert_eq!(
+        third,
+        vec!["GET /robots.txt", "GET /lib.js"],
+        "robots.txt first"
+    );
+    assert!(log.iter().all(|r| r.method == "GET"), "nothing but GET");
+    let ua = |path: &str| {
+        log.iter()
+            .find(|r| r.path == path)
+            .and_then(|r| r.header("user-agent"))
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(
+        ua("/img/ok.png").contains("JittyBot-Image/"),
+        "{}",
+        ua("/img/ok.png")
+    );
+    assert!(ua("/app.js").contains("JittyBot/"), "{}", ua("/app.js"));
+
+    let links: Vec<String> = rendered
+        .facts
+        .links
+        .iter()
+        .map(|l| l.url.path().to_string())
+        .collect();
+    for made in ["/served", "/made-by-script", "/from-data", "/from-third"] {
+        assert!(links.contains(&made.to_string()), "{made} in {links:?}");
+    }
+    assert!(
+        rendered
+            .facts
+            .robots_meta
+            .iter()
+            .any(|m| m.name == "robots" && m.content == "noarchive"),
+        "{:?}",
+        rendered.facts.robots_meta
+    );
+    assert!(!rendered.dom.contains("leaked"));
+    let outcome = |path: &str| {
+        rendered
+            .exchanges
+            .iter()
+            .find(|e| e.url.ends_with(path))
+            .map(|e| e.outcome.clone())
+    };
+    assert_eq!(outcome("/api/submit"), Some(SubOutcome::MethodRefused));
+    assert!(matches!(
+        outcome("/secret/data.json"),
+        Some(SubOutcome::Denied(_))
+    ));
+    assert!(matches!(
+        outcome("/private-img/no.png"),
+        Some(SubOutcome::Denied(_))
+    ));
+    assert!(matches!(
+        outcome("/img/ok.png"),
+        Some(SubOutcome::Answered { .. })
+    ));
+    let records = gate.take_records();
+    assert!(
+        records
+            .iter()
+            .any(|r| r.request.url.path() == "/lib.js" && r.trail.robots_fetches.len() == 1),
+        "the robots.txt fetch of third.test is in the record of its first request"
+    );
+    assert!(rendered.loaded && !rendered.out_of_time);
+}
+
+/// Many images of one origin: the server's clock shows the pace held; over the request
+/// budget the rest are never requested.
+async fn pace_and_request_budget(renderer: &Renderer, web: &TestWeb) {
+    web.site("paced.test")
+        .path("/robots.txt")
+        .respond(Reply::robots_txt("User-agent: *\nAllow: /\n"));
+    let mut html = String::from("<html><body>");
+    for i in 0..8 {
+        web.site("paced.test")
+            .path(&format!("/i{i}.png"))
+            .respond(png());
+        html.push_str(&format!("<img src=\"/i{i}.png\">"));
+    }
+    html.push_str("</body></html>");
+    let polite = polite(&["paced.test"]);
+    let limits = RenderLimits {
+        max_requests: 5,
+        ..quick()
+    };
+    let url = web.http_url("paced.test", "/");
+    let rendered = render(renderer, &url, &html, &gate(&polite), &limits).await;
+    let log: Vec<RecordedRequest> = web
+        .requests()
+        .into_iter()
+        .filter(|r| r.host == "paced.test")
+        .collect();
+    let images = log.iter().filter(|r| r.path.ends_with(".png")).count();
+    assert_eq!(
+        images,
+        5,
+        "the request budget: {:?}",
+        paths(&log, "paced.test")
+    );
+    let mut times: Vec<Instant> = log.iter().map(|r| r.at).collect();
+    times.sort();
+    let gaps: Vec<Duration> = times.windows(2).map(|w| w[1] - w[0]).collect();
+    // Arrival times jitter by a connection set-up; the pacer spaces the starts.
+    let tolerance = Duration::from_millis(30);
+    assert!(
+        gaps.iter().all(|g| *g + tolerance >= PACE),
+        "the pace held between every two requests: {gaps:?}"
+    );
+    let over = rendered
+        .exchanges
+        .iter()
+        .filter(|e| e.outcome == SubOutcome::OverRequestBudget)
+        .count();
+    assert_eq!(over, 3);
+}
+
+/// A sub-request that never answers in time: the render ends within its time budget.
+async fn time_budget(renderer: &Renderer, web: &TestWeb) {
+    web.site("slow.test")
+        .path("/robots.txt")
+        .respond(Reply::robots_txt("User-agent: *\nAllow: /\n"));
+    web.site("slow.test")
+        .path("/slow.js")
+        .respond(text("1", "text/javascript").delay(Duration::from_secs(30)));
+    let polite = polite(&["slow.test"]);
+    let limits = RenderLimits {
+        time_budget: Duration::from_secs(4),
+        ..quick()
+    };
+    let url = web.http_url("slow.test", "/");
+    let html = "<html><body><p>kept</p><script src=\"/slow.js\"></script></body></html>";
+    let started = Instant::now();
+    let rendered = render(renderer, &url, html, &gate(&polite), &limits).await;
+    assert!(
+        started.elapsed() < limits.time_budget + Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(rendered.out_of_time);
+    assert!(rendered.dom.contains("kept"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rendered_pages_obey_jittybots_rules() {
+    let Some(chromium) = render::find_chromium() else {
+        eprintln!("SKIPPED: no Chromium installed (set JITTYBOT_CHROMIUM or install chromium)");
+        return;
+    };
+    let web = TestWeb::start().await;
+    let renderer = Renderer::launch(&chromium).await.expect("chromium starts");
+    rules_hold(&renderer, &web).await;
+    web.clear_requests();
+    pace_and_request_budget(&renderer, &web).await;
+    web.clear_requests();
+    time_budget(&renderer, &web).await;
+    renderer.close().await;
+}
