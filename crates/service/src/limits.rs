@@ -64,10 +64,10 @@ pub const MAINTENANCE_EVERY: Duration = HOUR;
 /// The maintenance lease (one process folds at a time).
 pub const MAINTENANCE_LEASE: Duration = Duration::from_secs(30 * 60);
 
-/// A domain's icon is looked for again when it is this old ...
-pub const ICON_REFRESH: Duration = Duration::from_secs(30 * 24 * 60 * 60);
+/// A domain's icon is looked for again when it is this old (the icon crate's policy) ...
+pub const ICON_REFRESH: Duration = icon::ICON_REFRESH_AGE.unsigned_abs();
 /// ... or this often while the domain has none.
-pub const ICON_RETRY: Duration = Duration::from_secs(7 * 24 * 60 * 60);
+pub const ICON_RETRY: Duration = icon::NO_ICON_RETRY_AGE.unsigned_abs();
 
 /// Domains shown per grade by the ranking.
 pub const RANKING_PER_GRADE: usize = 6;

@@ -134,7 +134,9 @@ async fn serve(args: Args) -> anyhow::Result<()> {
         public_url: public_url.clone(),
         limits,
     };
+    let icons = service::icons::FetchedIcons::new(fetcher.clone());
     let service = Service::new(store, fetcher, config, Arc::new(SystemClock));
+    service.set_icon_source(Arc::new(icons));
     let app = service::router(service.clone());
     println!("RobotsTxtParser listening on http://{local}/ (public address {public_url})");
     let _ = std::io::stdout().flush();
