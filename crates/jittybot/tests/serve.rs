@@ -15,6 +15,13 @@ use testweb::{Reply, TestWeb};
 
 /// A request over HTTP/1.1: the status and the JSON body.
 fn http(addr: &str, method: &str, path: &str, body: &str) -> (u16, Value) {
+    let (status, body) = http_text(addr, method, path, body);
+    let json = serde_json::from_str(&body).unwrap_or_else(|_| panic!("{path}: not JSON: {body}"));
+    (status, json)
+}
+
+/// A request over HTTP/1.1: the status and the body as text.
+fn http_text(addr: &str, method: &str, path: &str, body: &str) -> (u16, String) {
     let mut stream = TcpStream::connect(addr).expect("connect to the service");
     stream
         .set_read_timeout(Some(Duration::from_secs(30)))
@@ -29,8 +36,7 @@ fn http(addr: &str, method: &str, path: &str, body: &str) -> (u16, Value) {
     stream.read_to_string(&mut answer).unwrap();
     let (head, body) = answer.split_once("\r\n\r\n").expect("a response");
     let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-    let json = serde_json::from_str(body).unwrap_or_else(|_| panic!("{path}: not JSON: {body}"));
-    (status, json)
+    (status, body.to_owned())
 }
 
 struct Server {
@@ -124,6 +130,24 @@ async fn serve_queues_runs_and_answers_analyses_then_stops_gracefully() {
     assert_eq!(report["state"], "done", "{report}");
     assert_eq!(report["report"]["robots"]["status"], 200);
     assert_eq!(web.requests_to("site.test", "/robots.txt").len(), 1);
+    // The pages are served by the same server, from the same store.
+    let page = format!("/score/site.test/{}", report["id"].as_str().unwrap());
+    let pages = tokio::task::spawn_blocking({
+        let addr = addr.clone();
+        move || {
+            [
+                http_text(&addr, "GET", &page, ""),
+                http_text(&addr, "GET", "/score/site.test", ""),
+                http_text(&addr, "GET", "/", ""),
+            ]
+        }
+    })
+    .await
+    .unwrap();
+    for (status, html) in &pages {
+        assert_eq!(*status, 200, "{html}");
+        assert!(html.contains("site.test"), "{html}");
+    }
     let ua = web.requests_to("site.test", "/robots.txt")[0]
         .header("user-agent")
         .unwrap()

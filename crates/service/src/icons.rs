@@ -3,12 +3,15 @@
 //! [`ICON_RETRY`](crate::limits::ICON_RETRY) while it has none) and stores the 64×64 PNG;
 //! an [`IconSource`] (the `icon` crate: declared icons of the home page, then
 //! `/favicon.ico`, robots.txt honoured, decoded and shrunk with bomb limits) finds it.
-//! Without a source, no icon is looked for and nothing is recorded.
+//! Without a source, no icon is looked for and nothing is recorded. [`FetchedIcons`] is the
+//! real source: `icon::find_icon` on the service's fetcher.
 
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
+use fetch::Fetcher;
+use tokio::sync::oneshot;
 use url::Url;
 
 use crate::error::ServiceError;
@@ -21,6 +24,48 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 pub trait IconSource: Send + Sync {
     /// Look for the icon of the site whose home page is `home`.
     fn find<'a>(&'a self, home: &'a Url) -> BoxFuture<'a, Option<Vec<u8>>>;
+}
+
+/// Icons found by `icon::find_icon` (declared icons of the home page, best first, then
+/// `/favicon.ico`, each only where robots.txt allows it; decoded within the icon crate's bomb
+/// limits and under its 30 s deadline). Its future is not `Send` (the HTML tokenizer), so each
+/// search runs on a thread of its own with a single-threaded runtime: searches are rare (at
+/// most one per scheduled check).
+#[derive(Clone, Debug)]
+pub struct FetchedIcons {
+    fetcher: Fetcher,
+}
+
+impl FetchedIcons {
+    /// Icons fetched with `fetcher` (the service's, identifying as RobotsTxtParser).
+    pub fn new(fetcher: Fetcher) -> FetchedIcons {
+        FetchedIcons { fetcher }
+    }
+}
+
+impl IconSource for FetchedIcons {
+    fn find<'a>(&'a self, home: &'a Url) -> BoxFuture<'a, Option<Vec<u8>>> {
+        let (fetcher, home) = (self.fetcher.clone(), home.clone());
+        Box::pin(async move {
+            let (tx, rx) = oneshot::channel();
+            let spawned = std::thread::Builder::new()
+                .name("icon-search".into())
+                .spawn(move || {
+                    let runtime = tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build();
+                    let Ok(runtime) = runtime else {
+                        return;
+                    };
+                    let search = runtime.block_on(icon::find_icon(&fetcher, &home, None));
+                    let _ = tx.send(search.icon.map(|found| found.png.as_bytes().to_vec()));
+                });
+            if spawned.is_err() {
+                return None;
+            }
+            rx.await.ok().flatten()
+        })
+    }
 }
 
 impl Service {

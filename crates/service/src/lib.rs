@@ -26,6 +26,7 @@ pub mod schedule;
 mod schema;
 pub mod serve;
 mod service;
+pub mod site_data;
 pub mod store;
 mod worker;
 
@@ -37,5 +38,6 @@ pub use schedule::{Scheduler, Tick};
 pub use schema::SCHEMA;
 pub use serve::{serve, ServeOptions};
 pub use service::{DomainView, Service, ServiceConfig, SubmitError, Submitted};
+pub use site_data::ServiceData;
 pub use store::{ReportRow, ReportState, Store};
 pub use worker::failure_message;

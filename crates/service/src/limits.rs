@@ -64,15 +64,19 @@ pub const MAINTENANCE_EVERY: Duration = HOUR;
 /// The maintenance lease (one process folds at a time).
 pub const MAINTENANCE_LEASE: Duration = Duration::from_secs(30 * 60);
 
-/// A domain's icon is looked for again when it is this old ...
-pub const ICON_REFRESH: Duration = Duration::from_secs(30 * 24 * 60 * 60);
+/// A domain's icon is looked for again when it is this old (the icon crate's policy) ...
+pub const ICON_REFRESH: Duration = icon::ICON_REFRESH_AGE.unsigned_abs();
 /// ... or this often while the domain has none.
-pub const ICON_RETRY: Duration = Duration::from_secs(7 * 24 * 60 * 60);
+pub const ICON_RETRY: Duration = icon::NO_ICON_RETRY_AGE.unsigned_abs();
 
 /// Domains shown per grade by the ranking.
 pub const RANKING_PER_GRADE: usize = 6;
 /// The ranking's pick changes every this long (the same for everyone within a window).
 pub const RANKING_WINDOW: Duration = Duration::from_secs(30 * 60);
+
+/// How long the ranking's data (every URL's current report) is reused before it is read
+/// from the store again: the home page must not scan every report on each request.
+pub const RANKING_CACHE: Duration = Duration::from_secs(60);
 
 #[cfg(test)]
 mod tests {

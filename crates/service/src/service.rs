@@ -11,14 +11,14 @@ use tokio::sync::Notify;
 use url::Url;
 
 use crate::analyzer::Analyzer;
-use crate::clock::{sub, Clock};
+use crate::clock::{add, sub, Clock};
 use crate::error::ServiceError;
 use crate::ids::{normalize_domain, registrable_domain, ReportId};
-use crate::limits::{MAX_DOMAIN_REPORTS, MAX_PASTE_BYTES, REUSE_WINDOW};
+use crate::limits::{MAX_DOMAIN_REPORTS, MAX_PASTE_BYTES, RANKING_CACHE, REUSE_WINDOW};
 use crate::ranking::{ranking, Ranking};
 use crate::ratelimit::RateLimiter;
 use crate::store::retention::MonthlySummary;
-use crate::store::{ReportRow, ReportState, Store, StoredReport};
+use crate::store::{RankingRow, ReportRow, ReportState, Store, StoredReport};
 
 /// How the service is set up.
 #[derive(Clone, Debug)]
@@ -96,6 +96,8 @@ pub(crate) struct Inner {
     pub(crate) limiter: RateLimiter,
     pub(crate) wake: Notify,
     pub(crate) icons: std::sync::OnceLock<Arc<dyn crate::icons::IconSource>>,
+    /// The ranking rows and when (by the service clock) they were read.
+    ranking_rows: tokio::sync::Mutex<Option<(jiff::Timestamp, Arc<Vec<RankingRow>>)>>,
 }
 
 /// The service: cheap to clone, shared by the API, the pages, the workers and the scheduler.
@@ -132,6 +134,7 @@ impl Service {
             limiter: RateLimiter::default(),
             wake: Notify::new(),
             icons: std::sync::OnceLock::new(),
+            ranking_rows: tokio::sync::Mutex::new(None),
         };
         Service {
             inner: Arc::new(inner),
@@ -305,9 +308,23 @@ impl Service {
         }))
     }
 
-    /// The ranking of the current 30-minute window.
+    /// The ranking of the current 30-minute window, from data at most [`RANKING_CACHE`] old.
     pub async fn ranking(&self) -> Result<Ranking, ServiceError> {
-        let rows = self.inner.store.ranking_rows().await?;
-        Ok(ranking(&rows, self.inner.clock.now()))
+        let now = self.inner.clock.now();
+        let mut cached = self.inner.ranking_rows.lock().await;
+        let fresh = cached
+            .as_ref()
+            .filter(|(at, _)| *at <= now && add(*at, RANKING_CACHE) > now)
+            .map(|(_, rows)| rows.clone());
+        let rows = match fresh {
+            Some(rows) => rows,
+            None => {
+                let rows = Arc::new(self.inner.store.ranking_rows().await?);
+                *cached = Some((now, rows.clone()));
+                rows
+            }
+        };
+        drop(cached);
+        Ok(ranking(&rows, now))
     }
 }

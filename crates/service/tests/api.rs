@@ -313,3 +313,39 @@ async fn pastes_raw_or_uploaded_are_private_and_capped() {
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_ranking_data_is_read_again_after_a_minute() {
+    on_both_backends(move |target| async move {
+        let clock = service::ManualClock::new("2026-03-01T10:00:00Z".parse().unwrap());
+        let store = Store::open(&target).await.unwrap();
+        let fetcher = fetch::Fetcher::new(fetch::FetchConfig::new(
+            "RobotsTxtParser",
+            "http://s.test/bot",
+        ))
+        .unwrap();
+        let config = ServiceConfig {
+            public_url: "http://service.test/".parse().unwrap(),
+            limits: audit::Limits::default(),
+        };
+        let service = Service::new(store.clone(), fetcher, config, clock.clone());
+        let total = |r: &service::ranking::Ranking| r.totals.values().sum::<u64>();
+        assert_eq!(total(&service.ranking().await.unwrap()), 0);
+        let url = url::Url::parse("https://r.test/").unwrap();
+        let id = store
+            .queue_analysis(&url, service::Clock::now(&*clock), false)
+            .await
+            .unwrap();
+        let mut a = audit::analyze_file(
+            audit::ProvidedFile::whole(b"User-agent: *\nAllow: /\n"),
+            Some("https://r.test/"),
+        );
+        a.robots.outcome = audit::report::RobotsStatus::NoFile;
+        store.finish_report(&id, &a).await.unwrap();
+        clock.advance(service::limits::RANKING_CACHE - std::time::Duration::from_secs(1));
+        assert_eq!(total(&service.ranking().await.unwrap()), 0, "cached");
+        clock.advance(std::time::Duration::from_secs(1));
+        assert_eq!(total(&service.ranking().await.unwrap()), 1, "read again");
+    })
+    .await;
+}

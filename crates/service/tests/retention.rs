@@ -93,3 +93,42 @@ async fn old_reports_fold_into_monthly_summaries_and_the_newest_per_url_stays() 
     })
     .await;
 }
+
+/// A trigger that makes writing one domain's summary fail, as a crash would midway.
+const SQLITE_BOOM: &str = "CREATE TRIGGER boom BEFORE INSERT ON service_monthly \
+     WHEN NEW.domain = 'boom.test' BEGIN SELECT RAISE(ABORT, 'boom'); END";
+const POSTGRES_BOOM: &str = "CREATE FUNCTION boom() RETURNS trigger AS $$ BEGIN \
+     IF NEW.domain = 'boom.test' THEN RAISE EXCEPTION 'boom'; END IF; RETURN NEW; END $$ \
+     LANGUAGE plpgsql; CREATE TRIGGER boom BEFORE INSERT ON service_monthly \
+     FOR EACH ROW EXECUTE FUNCTION boom()";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failure_midway_leaves_each_domain_either_folded_or_untouched() {
+    on_both_backends(|target| async move {
+        let store = Store::open(&target).await.unwrap();
+        for domain in ["a.test", "boom.test", "c.test"] {
+            done_report(&store, &format!("https://{domain}/"), day(1), 50).await;
+            done_report(&store, &format!("https://{domain}/"), day(2), 60).await;
+            done_report(&store, &format!("https://{domain}/"), day(300), 70).await;
+        }
+        let boom = match store.db() {
+            db::Db::Sqlite(_) => SQLITE_BOOM,
+            db::Db::Postgres(_) => POSTGRES_BOOM,
+        };
+        db::with_pool!(store.db(), pool => db::sqlx::raw_sql(boom).execute(pool).await.map(drop))
+            .unwrap();
+        assert!(store.retention(day(320), false).await.is_err());
+        // a.test (folded before the failure): summary, no old reports.
+        assert_eq!(store.summaries("a.test").await.unwrap()[0].reports, 2);
+        assert_eq!(store.domain_reports("a.test", 10).await.unwrap().1, 1);
+        // boom.test: its transaction rolled back: every report, no summary.
+        assert!(store.summaries("boom.test").await.unwrap().is_empty());
+        assert_eq!(store.domain_reports("boom.test", 10).await.unwrap().1, 3);
+        assert_eq!(
+            store.domain_reports("c.test", 10).await.unwrap().1,
+            3,
+            "not reached"
+        );
+    })
+    .await;
+}

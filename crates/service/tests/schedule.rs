@@ -214,3 +214,102 @@ async fn a_restarted_scheduler_waits_out_the_pause_between_sites() {
     })
     .await;
 }
+
+/// An icon source that counts its calls and answers with a fixed PNG.
+struct FakeIcons(std::sync::atomic::AtomicUsize, Option<Vec<u8>>);
+
+impl service::icons::IconSource for FakeIcons {
+    fn find<'a>(&'a self, home: &'a Url) -> service::icons::BoxFuture<'a, Option<Vec<u8>>> {
+        assert_eq!(home.path(), "/", "looked for from the home page");
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Box::pin(async move { self.1.clone() })
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn icons_are_looked_for_after_checks_when_due() {
+    on_both_backends(|target| async move {
+        let web = TestWeb::start().await;
+        sites(&web);
+        let clock = ManualClock::new(start());
+        let service = service(&target, &web, closed_port(), clock.clone()).await;
+        let icons = Arc::new(FakeIcons(
+            Default::default(),
+            Some(b"\x89PNG icon".to_vec()),
+        ));
+        service.set_icon_source(icons.clone());
+        let url = Url::parse(&web.http_url("ok.test", "/some/page?q=1")).unwrap();
+        service.store().add_sites(&[url], start()).await.unwrap();
+        let scheduler = Scheduler::new(service.clone());
+        assert!(matches!(scheduler.step().await, Tick::Checked { .. }));
+        assert_eq!(icons.0.load(std::sync::atomic::Ordering::SeqCst), 1);
+        let icon = service.store().icon("ok.test").await.unwrap().unwrap();
+        assert_eq!(icon.png, b"\x89PNG icon");
+        // A week later the page is checked again, but the icon is not 30 days old.
+        clock.set(add(start(), RESULT_LIFETIME));
+        assert!(matches!(scheduler.step().await, Tick::Checked { .. }));
+        assert_eq!(icons.0.load(std::sync::atomic::Ordering::SeqCst), 1);
+    })
+    .await;
+}
+
+/// A 1×1 PNG.
+const PNG: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn icons_are_fetched_politely_from_favicon_ico_and_shrunk() {
+    on_both_backends(|target| async move {
+        let web = TestWeb::start().await;
+        sites(&web);
+        let png = data_encoding::BASE64.decode(PNG.as_bytes()).unwrap();
+        web.site("ok.test").path("/").respond(
+            Reply::ok()
+                .header("Content-Type", "text/html")
+                .body("<head></head>"),
+        );
+        web.site("ok.test")
+            .path("/favicon.ico")
+            .respond(Reply::ok().body(&png));
+        web.site("deny.test")
+            .path("/favicon.ico")
+            .respond(Reply::ok().body(&png));
+        let clock = ManualClock::new(start());
+        let service = service(&target, &web, closed_port(), clock.clone()).await;
+        let fetcher = {
+            let mut config = fetch::FetchConfig::new("RobotsTxtParser", "http://service.test/bot");
+            config.allow_private_addresses = true;
+            for host in ["ok.test", "deny.test"] {
+                for pin in web.pins(host) {
+                    config.resolve.push(pin.parse().unwrap());
+                }
+            }
+            fetch::Fetcher::new(config).unwrap()
+        };
+        service.set_icon_source(Arc::new(service::icons::FetchedIcons::new(fetcher)));
+        web.site("deny.test")
+            .path("/robots.txt")
+            .respond(Reply::robots_txt("User-agent: *\nDisallow: /favicon.ico\n"));
+        let urls = [web.http_url("ok.test", "/"), web.http_url("deny.test", "/")]
+            .map(|u| Url::parse(&u).unwrap());
+        service.store().add_sites(&urls, start()).await.unwrap();
+        let scheduler = Scheduler::new(service.clone());
+        for _ in 0..2 {
+            assert!(matches!(scheduler.step().await, Tick::Checked { .. }));
+        }
+        let icon = service
+            .store()
+            .icon("ok.test")
+            .await
+            .unwrap()
+            .expect("an icon");
+        assert!(icon.png.starts_with(b"\x89PNG"), "a PNG");
+        assert_eq!(web.requests_to("ok.test", "/favicon.ico").len(), 1);
+        assert!(service.store().icon("deny.test").await.unwrap().is_none());
+        assert!(
+            web.requests_to("deny.test", "/favicon.ico").is_empty(),
+            "robots.txt forbids it"
+        );
+    })
+    .await;
+}

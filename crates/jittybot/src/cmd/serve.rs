@@ -1,5 +1,6 @@
-//! `jittybot serve`: RobotsTxtParser the service. The JSON API (and the pages merged into
-//! it), the analysis workers, the schedule and the hourly retention pass, on one store.
+//! `jittybot serve`: RobotsTxtParser the service. The JSON API and the pages (`crates/site`
+//! on `service::ServiceData`), the analysis workers, the schedule and the hourly retention
+//! pass, on one store.
 
 use std::io::{BufReader, Write};
 use std::net::SocketAddr;
@@ -134,8 +135,14 @@ async fn serve(args: Args) -> anyhow::Result<()> {
         public_url: public_url.clone(),
         limits,
     };
+    let icons = service::icons::FetchedIcons::new(fetcher.clone());
     let service = Service::new(store, fetcher, config, Arc::new(SystemClock));
-    let app = service::router(service.clone());
+    service.set_icon_source(Arc::new(icons));
+    let pages = Arc::new(service::ServiceData::new(service.clone()));
+    let app = service::router(service.clone()).merge(site::router(
+        pages,
+        site::SiteConfig::new(public_url.clone()),
+    ));
     println!("RobotsTxtParser listening on http://{local}/ (public address {public_url})");
     let _ = std::io::stdout().flush();
     let options = ServeOptions {

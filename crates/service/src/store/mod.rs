@@ -16,12 +16,14 @@ use crate::ids::ReportId;
 
 mod domains;
 mod jobs;
+mod pages;
 mod reports;
 pub mod retention;
 mod schedule;
 
 pub use domains::{DomainIcon, Removed, SiteEntry};
 pub use jobs::Job;
+pub use pages::CurrentRow;
 pub use reports::{RankingRow, StoredReport};
 pub use schedule::{Backoff, DueUrl};
 
