@@ -258,3 +258,64 @@ fn maintain_runs_as_of_a_time_and_dry() {
     let out = jittybot(&["maintain", "--db", db, "--as-of", "yesterday"], None);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// The README's first screen: exactly two commands, and the first one (the binary this test
+/// builds stands in for `cargo run --release --`) runs as written on a fresh directory: it
+/// creates its SQLite store there, answers at the address it prints, serves the home page
+/// with its forms, and stops gracefully.
+#[test]
+fn the_readme_first_screen_runs_as_written() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let block = readme
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("a first sh block");
+    let commands: Vec<&str> = block
+        .lines()
+        .map(|line| line.split('#').next().unwrap_or("").trim())
+        .filter(|line| !line.is_empty())
+        .collect();
+    assert_eq!(commands.len(), 2, "{commands:?}");
+    assert_eq!(commands[1], "cargo test --workspace");
+    let args: Vec<&str> = commands[0]
+        .strip_prefix("cargo run --release --")
+        .expect("cargo run --release -- ...")
+        .split_whitespace()
+        .collect();
+    assert_eq!(args, ["serve"], "the README's first command changed: check it here");
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_jittybot"))
+        .args(&args)
+        .current_dir(dir.path())
+        .env_remove("RUST_LOG")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("jittybot serve starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    if !line.contains("http://127.0.0.1:8080") {
+        let _ = child.kill();
+        let mut err = String::new();
+        child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+        panic!(
+            "the README's `serve` did not start on 127.0.0.1:8080 (is the port taken?): \
+             stdout {line:?}, stderr {err}"
+        );
+    }
+    let server = Server {
+        child,
+        addr: "127.0.0.1:8080".to_owned(),
+    };
+    let (status, health) = http(&server.addr, "GET", "/api/health", "");
+    assert_eq!(status, 200, "{health}");
+    let (status, home) = http_text(&server.addr, "GET", "/", "");
+    assert_eq!(status, 200);
+    assert!(home.contains("<form"), "{home}");
+    assert!(dir.path().join("robotstxtparser.sqlite").is_file());
+    assert_eq!(server.stop(), Some(0));
+}
