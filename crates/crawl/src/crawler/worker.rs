@@ -329,7 +329,7 @@ fn skipped(url: &ClaimedUrl, state: UrlState, reason: String) -> Outcome {
 }
 
 /// Archive the robots.txt fetches and redirect hops of a trail (all but the final hop).
-fn archive_trail(archive: &mut Archive, trail: &Trail, final_hop_fetched: bool) {
+pub(crate) fn archive_trail(archive: &mut Archive, trail: &Trail, final_hop_fetched: bool) {
     for rf in &trail.robots_fetches {
         let last = rf.exchanges.len().saturating_sub(1);
         for (i, hop) in rf.exchanges.iter().enumerate() {
