@@ -137,3 +137,17 @@ impl Renderer {
         self.handler.abort();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_browser_cannot_reach_the_network_by_itself() {
+        let flags = browser_flags();
+        assert!(flags.contains(&("proxy-server", Some(CLOSED_PROXY))));
+        assert!(flags.contains(&("proxy-bypass-list", Some("<-loopback>"))));
+        assert!(flags.contains(&("host-resolver-rules", Some("MAP * ~NOTFOUND"))));
+        assert!(flags.contains(&("disable-background-networking", None)));
+    }
+}
