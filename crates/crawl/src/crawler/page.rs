@@ -163,11 +163,13 @@ pub(crate) async fn kept(
         super::StageTimes::add(&ctx.counters.time.parse, parse_started);
         // Interactive mode: the rendered DOM's links and meta tags join the served page's.
         let rendered = match &mut page {
+            // Only a page that was served (2xx): an error page is not worth a browser.
             Some(served)
-                if ctx
-                    .config
-                    .interactive
-                    .covers(final_url.host_str().unwrap_or("")) =>
+                if (200..300).contains(&status)
+                    && ctx
+                        .config
+                        .interactive
+                        .covers(final_url.host_str().unwrap_or("")) =>
             {
                 let r = interactive::render_page(ctx, &final_url, &head, &body.bytes).await;
                 if let Some(r) = &r {
