@@ -21,6 +21,11 @@ pub const LAUNCH_TIMEOUT: Duration = Duration::from_secs(20);
 /// The longest wait for one DevTools command's answer.
 pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// Attempts at removing a closed browser's profile directory, [`PROFILE_REMOVAL_PAUSE`] apart.
+pub const PROFILE_REMOVAL_TRIES: usize = 20;
+/// The pause between two attempts at removing a profile directory.
+pub const PROFILE_REMOVAL_PAUSE: Duration = Duration::from_millis(100);
+
 /// Where Chromium is looked for, in order, when `JITTYBOT_CHROMIUM` is not set.
 pub const CHROMIUM_PATHS: &[&str] = &[
     "/usr/bin/chromium",
@@ -135,5 +140,30 @@ impl Renderer {
         let _ = self.browser.kill().await;
         let _ = tokio::time::timeout(COMMAND_TIMEOUT, self.browser.wait()).await;
         self.handler.abort();
+        // Chromium's helper processes may still write to the profile for a moment after the
+        // main process ended: removing it once can leave a half-removed directory behind.
+        // It is gone once it stays gone for a pause.
+        let path = self._profile.path();
+        for _ in 0..PROFILE_REMOVAL_TRIES {
+            let _ = std::fs::remove_dir_all(path);
+            tokio::time::sleep(PROFILE_REMOVAL_PAUSE).await;
+            if !path.exists() {
+                break;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_browser_cannot_reach_the_network_by_itself() {
+        let flags = browser_flags();
+        assert!(flags.contains(&("proxy-server", Some(CLOSED_PROXY))));
+        assert!(flags.contains(&("proxy-bypass-list", Some("<-loopback>"))));
+        assert!(flags.contains(&("host-resolver-rules", Some("MAP * ~NOTFOUND"))));
+        assert!(flags.contains(&("disable-background-networking", None)));
     }
 }

@@ -156,11 +156,35 @@ async fn rules_hold(renderer: &Renderer, web: &TestWeb) {
     let html = "<!doctype html><html><head><script src=\"/app.js\"></script></head><body>\
                 <a href=\"/served\">served</a><img src=\"/img/ok.png\">\
                 <img src=\"/private-img/no.png\"></body></html>";
+    let html = format!(
+        "{html}<iframe src=\"http://frame.test:{port}/frame.html\"></iframe>\
+         <iframe src=\"http://127.0.0.1:{port}/direct.html\"></iframe>"
+    );
+    web.site("frame.test")
+        .path("/robots.txt")
+        .respond(Reply::robots_txt("User-agent: *\nAllow: /\n"));
+    web.site("frame.test")
+        .path("/frame.html")
+        .respond(text("<p>framed</p>", "text/html"));
     let polite = polite(&["site.test", "third.test"]);
     let gate = gate(&polite);
     let url = web.http_url("site.test", "/");
-    let rendered = render(renderer, &url, html, &gate, &quick()).await;
+    let rendered = render(renderer, &url, &html, &gate, &quick()).await;
     let log = web.requests();
+    // Nothing reached the server but through the gate: a cross-site frame (another
+    // renderer process) and a frame on a loopback address included.
+    assert!(
+        log.iter().all(|r| r
+            .header("user-agent")
+            .is_some_and(|ua| ua.contains("JittyBot"))),
+        "{:?}",
+        log.iter().map(|r| (&r.host, &r.path)).collect::<Vec<_>>()
+    );
+    let framed = paths(&log, "frame.test");
+    assert!(
+        framed.is_empty() || framed[0] == "GET /robots.txt",
+        "a frame's host: robots.txt first: {framed:?}"
+    );
 
     let mut site = paths(&log, "site.test");
     site.sort();
@@ -235,11 +259,14 @@ async fn rules_hold(renderer: &Renderer, web: &TestWeb) {
         Some(SubOutcome::Answered { .. })
     ));
     let records = gate.take_records();
-    assert!(
-        records
-            .iter()
-            .any(|r| r.request.url.path() == "/lib.js" && r.trail.robots_fetches.len() == 1),
-        "the robots.txt fetch of third.test is in the record of its first request"
+    let third_robots: usize = records
+        .iter()
+        .filter(|r| r.request.url.host_str() == Some("third.test"))
+        .map(|r| r.trail.robots_fetches.len())
+        .sum();
+    assert_eq!(
+        third_robots, 1,
+        "third.test's robots.txt fetch is recorded once, with the request that made it"
     );
     assert!(rendered.loaded && !rendered.out_of_time);
 }

@@ -74,6 +74,8 @@ pub struct CrawlConfig {
     pub active_origins: usize,
     /// How long an origin lease lasts unless renewed (renewed every third of it).
     pub origin_lease: Duration,
+    /// Which sites' pages are rendered in a browser (issue 13).
+    pub interactive: super::Interactive,
 }
 
 impl CrawlConfig {
@@ -90,6 +92,7 @@ impl CrawlConfig {
             origin_rules: Vec::new(),
             active_origins: DEFAULT_ACTIVE_ORIGINS,
             origin_lease: crate::store::ORIGIN_LEASE,
+            interactive: super::Interactive::Off,
         }
     }
 }

@@ -5,6 +5,7 @@
 mod archive;
 mod committer;
 mod config;
+mod interactive;
 mod page;
 mod places;
 mod redirects;
@@ -29,6 +30,7 @@ pub use config::{
     DEFAULT_MAX_ATTEMPTS, DEFAULT_REVISIT_AFTER, MAX_MEDIA_BYTES, MAX_PAGE_BYTES, MAX_TURN_WAIT,
     MEDIA_AGENT, MEDIA_TOKENS, PAGE_TOKENS, SEEN_KEYS, URL_CLAIM_BATCH, URL_DEADLINE,
 };
+pub use interactive::{chromium_available, Interactive, MAX_BROWSERS};
 pub use robots_store::StoreRobots;
 
 use crate::event::Event;

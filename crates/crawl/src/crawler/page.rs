@@ -9,6 +9,7 @@ use jiff::Timestamp;
 
 use super::archive::{payload_digest, Archive};
 use super::config::FollowLinks;
+use super::interactive;
 use super::worker::{facts, failure, payload, Flow};
 use super::{CrawlError, Ctx};
 use crate::directives::{self, Directives};
@@ -150,7 +151,7 @@ pub(crate) async fn kept(
             c.starts_with("text/html") || c.starts_with("application/xhtml+xml")
         });
         let parse_started = std::time::Instant::now();
-        let page = is_html.then(|| {
+        let mut page = is_html.then(|| {
             html::read_page(
                 &body.bytes,
                 &final_url,
@@ -159,6 +160,24 @@ pub(crate) async fn kept(
             )
         });
         super::StageTimes::add(&ctx.counters.time.parse, parse_started);
+        // Interactive mode: the rendered DOM's links and meta tags join the served page's.
+        let rendered = match &mut page {
+            // Only a page that was served (2xx): an error page is not worth a browser.
+            Some(served)
+                if (200..300).contains(&status)
+                    && ctx
+                        .config
+                        .interactive
+                        .covers(final_url.host_str().unwrap_or("")) =>
+            {
+                let r = interactive::render_page(ctx, &final_url, &head, &body.bytes).await;
+                if let Some(r) = &r {
+                    interactive::merge(served, r);
+                }
+                r
+            }
+            _ => None,
+        };
         if let Some(p) = &page {
             d.add(p.meta);
         }
@@ -171,6 +190,9 @@ pub(crate) async fn kept(
             archive.metadata_only(hop, &fields);
         } else {
             archive.exchange(hop, Some(payload(&body)), true);
+        }
+        if let Some(r) = &rendered {
+            interactive::archive(r, archive, archive.main_id.clone().as_deref(), !d.noindex);
         }
         if let Some(p) = page {
             if !d.nofollow && ctx.follows_links(&final_url).await? {

@@ -8,10 +8,11 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use anyhow::Context;
-use crawl::crawler::{CrawlConfig, Crawler, EndReason, FollowLinks};
+use crawl::crawler::{CrawlConfig, Crawler, EndReason, FollowLinks, Interactive};
 use crawl::event::Event;
 use crawl::input::{parse_duration, parse_hosts, parse_origins, read_seeds};
 use crawl::normal::NormalUrl;
+use crawl::site::Site;
 use crawl::store::Store;
 use db::DbTarget;
 use fetch::ResolvePin;
@@ -76,6 +77,13 @@ pub struct Args {
     /// One JSON event per line on standard output.
     #[arg(long)]
     json: bool,
+    /// Interactive mode: render every HTML page in headless Chromium, every request the
+    /// page makes held to JittyBot's rules.
+    #[arg(long, conflicts_with = "interactive_sites")]
+    interactive: bool,
+    /// Interactive mode for the sites of the URLs in FILE (one URL per line, as `--seeds`).
+    #[arg(long, value_name = "FILE")]
+    interactive_sites: Option<PathBuf>,
     #[command(flatten)]
     network: NetworkArgs,
 }
@@ -126,7 +134,28 @@ fn config(args: &Args) -> anyhow::Result<CrawlConfig> {
     if let Some(path) = &args.origins {
         c.origin_rules = parse_origins(path, open_file(path)?)?;
     }
+    c.interactive = interactive(args)?;
     Ok(c)
+}
+
+/// `--interactive` / `--interactive-sites`; either needs a Chromium.
+fn interactive(args: &Args) -> anyhow::Result<Interactive> {
+    let mode = match &args.interactive_sites {
+        Some(path) => Interactive::Sites(
+            read_seeds(path, open_file(path)?)?
+                .iter()
+                .map(Site::of)
+                .collect(),
+        ),
+        None if args.interactive => Interactive::All,
+        None => Interactive::Off,
+    };
+    if mode != Interactive::Off && !crawl::crawler::chromium_available() {
+        anyhow::bail!(
+            "interactive mode needs Chromium: install Debian's chromium or set JITTYBOT_CHROMIUM"
+        );
+    }
+    Ok(mode)
 }
 
 /// Run `jittybot crawl`.
