@@ -41,6 +41,10 @@ use places::Places;
 /// How often the scheduler looks for origins that became due.
 const SCHEDULER_TICK: Duration = Duration::from_millis(100);
 
+/// How often the whole crawl's queued URLs and origins backing off or paused are counted for
+/// the progress display (a count over the frontier: not on every tick).
+pub const PROGRESS_REFRESH: Duration = Duration::from_secs(2);
+
 /// What can stop a crawl.
 #[derive(Debug, thiserror::Error)]
 pub enum CrawlError {
@@ -83,6 +87,12 @@ pub struct LiveCounters {
     pub bytes: AtomicU64,
     /// Origins being worked on.
     pub active_origins: AtomicU64,
+    /// URLs queued in the whole crawl (every process), refreshed every [`PROGRESS_REFRESH`].
+    pub queued: AtomicU64,
+    /// Origins backing off (failures in a row, next start later), refreshed likewise.
+    pub backing_off: AtomicU64,
+    /// Origins paused until a probe succeeds, refreshed likewise.
+    pub paused: AtomicU64,
     /// Time spent in each stage, summed over tasks (benchmark breakdown).
     pub time: StageTimes,
 }
@@ -365,10 +375,15 @@ async fn schedule(ctx: &Arc<Ctx>) -> Result<EndReason, CrawlError> {
     let mut workers: JoinSet<Result<(), CrawlError>> = JoinSet::new();
     let mut active: HashMap<tokio::task::Id, (i64, Arc<AtomicBool>)> = HashMap::new();
     let mut last_renewal = tokio::time::Instant::now();
+    let mut last_progress: Option<tokio::time::Instant> = None;
     let mut first_error = None;
     loop {
         if ctx.stopping() {
             break;
+        }
+        if last_progress.is_none_or(|t| t.elapsed() >= PROGRESS_REFRESH) {
+            refresh_progress(ctx).await?;
+            last_progress = Some(tokio::time::Instant::now());
         }
         let room = ctx.config.active_origins.saturating_sub(workers.len());
         if room > 0 {
@@ -441,6 +456,17 @@ async fn schedule(ctx: &Arc<Ctx>) -> Result<EndReason, CrawlError> {
     } else {
         EndReason::Interrupted
     })
+}
+
+/// The whole crawl's figures for the progress display.
+async fn refresh_progress(ctx: &Ctx) -> Result<(), CrawlError> {
+    let p = ctx.store.progress(Timestamp::now()).await?;
+    ctx.counters.queued.store(p.queued, Ordering::Relaxed);
+    ctx.counters
+        .backing_off
+        .store(p.backing_off, Ordering::Relaxed);
+    ctx.counters.paused.store(p.paused, Ordering::Relaxed);
+    Ok(())
 }
 
 async fn renew(
