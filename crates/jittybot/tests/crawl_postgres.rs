@@ -149,3 +149,76 @@ async fn two_processes_share_a_crawl_and_one_takes_over_when_the_other_dies() {
     }
     db.cleanup().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_process_that_joins_waits_for_the_work_another_holds_then_both_exit_0() {
+    if postgres_skipped() {
+        eprintln!("JITTYBOT_TEST_POSTGRES=skip: not run");
+        return;
+    }
+    let db = TestDb::new(Backend::Postgres).await;
+    let DbTarget::Postgres(url) = &db.target else {
+        unreachable!()
+    };
+    const HOST: &str = "one.idle.test";
+    const PAGES: u32 = 15;
+    let web = MultiWeb::start(1).await;
+    let pages = linked_pages(LinkedPages {
+        host_suffix: ".idle.test".into(),
+        pages: PAGES,
+        page_bytes: 1_000,
+        size_spread: 0,
+        links_per_page: 2,
+    });
+    web.generate(move |h, p| pages(h, p).map(|r| r.delay(Duration::from_millis(20))));
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("hosts"), web.hosts_file(&[(HOST, 0)])).unwrap();
+    std::fs::write(dir.path().join("ca.pem"), web.certificate_pem()).unwrap();
+    let spawn = |name: &str, seeds: &[String]| {
+        Command::new(env!("CARGO_BIN_EXE_jittybot"))
+            .args([
+                "crawl",
+                "--db",
+                url,
+                "--pace",
+                "50ms",
+                "--follow-links",
+                "always",
+            ])
+            .args(["--allow-private-addresses", "--origin-lease", "2s"])
+            .arg("--warc-dir")
+            .arg(dir.path().join(name))
+            .arg("--hosts")
+            .arg(dir.path().join("hosts"))
+            .arg("--cacert")
+            .arg(dir.path().join("ca.pem"))
+            .args(seeds)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    // One origin: the first process holds all the work; the second joins with no seeds.
+    let first = spawn("warc-1", &[web.http_url(HOST, "/p0.html")]);
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let second = spawn("warc-2", &[]);
+    let wait = |mut child: std::process::Child| {
+        tokio::task::spawn_blocking(move || {
+            let status = child.wait().unwrap();
+            (status, tokio::time::Instant::now())
+        })
+    };
+    let (first, second) = (wait(first), wait(second));
+    let (s1, _) = first.await.unwrap();
+    let (s2, second_done) = second.await.unwrap();
+    assert!(s1.success() && s2.success(), "{s1} {s2}");
+    let log = web.requests();
+    let page_requests: Vec<_> = log.iter().filter(|r| r.path.starts_with("/p")).collect();
+    assert_eq!(page_requests.len(), PAGES as usize, "every page once");
+    let last = page_requests.iter().map(|r| r.at).max().unwrap();
+    assert!(
+        second_done >= last,
+        "the joining process exited before the other's work was done"
+    );
+    db.cleanup().await;
+}

@@ -27,7 +27,8 @@ use tokio::task::JoinSet;
 pub use config::{
     CrawlConfig, FollowLinks, COMMIT_BATCH, COMMIT_INTERVAL, DEFAULT_ACTIVE_ORIGINS,
     DEFAULT_MAX_ATTEMPTS, DEFAULT_REVISIT_AFTER, MAX_MEDIA_BYTES, MAX_PAGE_BYTES, MAX_TURN_WAIT,
-    MEDIA_AGENT, MEDIA_TOKENS, PAGE_TOKENS, SEEN_KEYS, URL_CLAIM_BATCH, URL_DEADLINE,
+    MEDIA_AGENT, MEDIA_TOKENS, PAGE_TOKENS, SEEN_KEYS, STORE_RETRIES, URL_CLAIM_BATCH,
+    URL_DEADLINE,
 };
 pub use robots_store::StoreRobots;
 
@@ -474,9 +475,7 @@ async fn renew(
     active: &HashMap<tokio::task::Id, (i64, Arc<AtomicBool>)>,
 ) -> Result<(), CrawlError> {
     let ids: Vec<i64> = active.values().map(|(id, _)| *id).collect();
-    let kept = ctx
-        .store
-        .renew_origins(&ids, &ctx.holder, Timestamp::now())
+    let kept = committer::retrying(|| ctx.store.renew_origins(&ids, &ctx.holder, Timestamp::now()))
         .await?;
     for (id, lost) in active.values() {
         if !kept.contains(id) {
