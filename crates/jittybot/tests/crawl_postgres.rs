@@ -200,7 +200,11 @@ async fn a_process_that_joins_waits_for_the_work_another_holds_then_both_exit_0(
     };
     // One origin: the first process holds all the work; the second joins with no seeds.
     let first = spawn("warc-1", &[web.http_url(HOST, "/p0.html")]);
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    // The second joins once the first is crawling (before, the crawl is empty and a process
+    // that finds nothing to do rightly ends at once).
+    while !web.requests().iter().any(|r| r.path.starts_with("/p")) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     let second = spawn("warc-2", &[]);
     let wait = |mut child: std::process::Child| {
         tokio::task::spawn_blocking(move || {

@@ -5,6 +5,7 @@
 mod archive;
 mod committer;
 mod config;
+mod lease;
 mod page;
 mod places;
 mod redirects;
@@ -374,7 +375,7 @@ async fn add_seeds(ctx: &Arc<Ctx>, seeds: &[NormalUrl]) -> Result<(), CrawlError
 /// Lease due origins and work them until nothing is left (or a stop).
 async fn schedule(ctx: &Arc<Ctx>) -> Result<EndReason, CrawlError> {
     let mut workers: JoinSet<Result<(), CrawlError>> = JoinSet::new();
-    let mut active: HashMap<tokio::task::Id, (i64, Arc<AtomicBool>)> = HashMap::new();
+    let mut active: HashMap<tokio::task::Id, (i64, Arc<lease::LeaseWatch>)> = HashMap::new();
     let mut last_renewal = tokio::time::Instant::now();
     let mut last_progress: Option<tokio::time::Instant> = None;
     let mut first_error = None;
@@ -388,6 +389,7 @@ async fn schedule(ctx: &Arc<Ctx>) -> Result<EndReason, CrawlError> {
         }
         let room = ctx.config.active_origins.saturating_sub(workers.len());
         if room > 0 {
+            let claim_started = tokio::time::Instant::now();
             let claimed = ctx
                 .store
                 .claim_origins(
@@ -397,7 +399,10 @@ async fn schedule(ctx: &Arc<Ctx>) -> Result<EndReason, CrawlError> {
                 )
                 .await?;
             for origin in claimed {
-                let lost = Arc::new(AtomicBool::new(false));
+                let lost = Arc::new(lease::LeaseWatch::new(
+                    claim_started,
+                    ctx.store.origin_lease(),
+                ));
                 let id = origin.id;
                 let handle = workers.spawn(worker::work_origin(
                     Arc::clone(ctx),
@@ -472,15 +477,18 @@ async fn refresh_progress(ctx: &Ctx) -> Result<(), CrawlError> {
 
 async fn renew(
     ctx: &Ctx,
-    active: &HashMap<tokio::task::Id, (i64, Arc<AtomicBool>)>,
+    active: &HashMap<tokio::task::Id, (i64, Arc<lease::LeaseWatch>)>,
 ) -> Result<(), CrawlError> {
     let ids: Vec<i64> = active.values().map(|(id, _)| *id).collect();
+    let started = tokio::time::Instant::now();
     let kept = committer::retrying(|| ctx.store.renew_origins(&ids, &ctx.holder, Timestamp::now()))
         .await?;
-    for (id, lost) in active.values() {
-        if !kept.contains(id) {
-            // Another process took it over: stop working it.
-            lost.store(true, Ordering::SeqCst);
+    for (id, lease) in active.values() {
+        if kept.contains(id) {
+            lease.renewed(started);
+        } else {
+            // Another process took it over (or it was merged): stop working it.
+            lease.lose();
         }
     }
     Ok(())
