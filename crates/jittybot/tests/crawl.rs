@@ -260,3 +260,71 @@ async fn a_crawl_killed_at_random_points_loses_nothing() {
     assert_eq!(report["urls"]["queued"], 0);
     assert_eq!(report["urls"]["in_flight"], 0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_stops_cleanly_and_the_next_run_resumes() {
+    const HOSTS: [&str; 2] = ["h1.stop.test", "h2.stop.test"];
+    const PAGES: u32 = 30;
+    let web = MultiWeb::start(2).await;
+    let pages = linked_pages(LinkedPages {
+        host_suffix: ".stop.test".into(),
+        pages: PAGES,
+        page_bytes: 2_000,
+        size_spread: 0,
+        links_per_page: 3,
+    });
+    web.generate(move |host, path| pages(host, path).map(|r| r.delay(Duration::from_millis(40))));
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("crawl.sqlite").display().to_string();
+    let mut args = crawl_args(
+        dir.path(),
+        &db,
+        &["--pace", "0", "--follow-links", "always"],
+    );
+    args.extend(reach(&web, dir.path(), &[(HOSTS[0], 0), (HOSTS[1], 1)]));
+    args.extend(HOSTS.iter().map(|h| web.http_url(h, "/p0.html")));
+    let mut child = spawn(&args);
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    // Ctrl-C is SIGINT.
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = tokio::task::spawn_blocking(move || child.wait().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(status.code(), Some(130), "{status}");
+    // The WARC file was closed (no `.open` file left), the state committed: nothing is left
+    // in flight, and the crawl stopped part way.
+    let records = warc_targets(&dir.path().join("warc"));
+    let report = jittybot(&["crawl-status", "--db", &db, "--json"], None);
+    let report: serde_json::Value = serde_json::from_str(&stdout(&report)).unwrap();
+    assert_eq!(report["urls"]["in_flight"], 0, "{report}");
+    assert!(
+        report["urls"]["queued"].as_u64().unwrap() > 0,
+        "stopped part way: {report}"
+    );
+    let archived = records.iter().filter(|(t, _)| t == "response").count() as u64;
+    assert!(
+        archived >= report["urls"]["fetched"].as_u64().unwrap(),
+        "every URL committed as fetched is archived: {archived} {report}"
+    );
+    // The next run finishes, and no page was requested twice: requests under way finished
+    // (and were committed) or went back to the queue unsent.
+    let out = tokio::task::spawn_blocking(move || jittybot(&args, None))
+        .await
+        .unwrap();
+    assert!(out.status.success());
+    let counts = page_requests(&web);
+    assert_eq!(
+        counts.len(),
+        HOSTS.len() * PAGES as usize,
+        "every page fetched"
+    );
+    assert!(
+        counts.values().all(|n| *n == 1),
+        "{:?}",
+        counts.iter().filter(|(_, n)| **n > 1).collect::<Vec<_>>()
+    );
+}

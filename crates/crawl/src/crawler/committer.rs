@@ -7,7 +7,7 @@ use std::sync::Arc;
 use db::Holder;
 use tokio::sync::mpsc;
 
-use super::config::{COMMIT_BATCH, COMMIT_INTERVAL};
+use super::config::{COMMIT_BATCH, COMMIT_INTERVAL, STORE_RETRIES};
 use super::CrawlError;
 use crate::store::{Batch, NewUrl, OriginUpdate, Outcome, Store};
 use crate::warc::WarcWriter;
@@ -130,10 +130,80 @@ async fn commit(
     warc.flush()?;
     super::StageTimes::add(&counters.time.warc_write, write_started);
     let store_started = std::time::Instant::now();
-    store.commit(&batch, holder).await?;
+    retrying(|| store.commit(&batch, holder)).await?;
     if !releases.is_empty() {
-        store.release_origins(&releases, holder).await?;
+        retrying(|| store.release_origins(&releases, holder)).await?;
     }
     super::StageTimes::add(&counters.time.store, store_started);
     Ok(())
+}
+
+/// Run a store operation again when it failed in a way that may pass (a deadlock another
+/// process's transaction caused, a busy database, a lost connection): at most
+/// [`STORE_RETRIES`] more times, 50 ms more apart each time. Each try is one whole
+/// transaction, rolled back when it failed.
+pub(crate) async fn retrying<T, F, Fut>(mut operation: F) -> Result<T, db::DbError>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, db::DbError>>,
+{
+    let mut tries = 0;
+    loop {
+        match operation().await {
+            Err(e) if e.is_retryable() && tries < STORE_RETRIES => {
+                tries += 1;
+                tracing::warn!(error = %e, tries, "store operation failed, trying again");
+                tokio::time::sleep(std::time::Duration::from_millis(50 * u64::from(tries))).await;
+            }
+            other => return other,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicU32;
+
+    use super::*;
+
+    fn passing_failure() -> db::DbError {
+        db::DbError::Query {
+            context: "test",
+            source: sqlx::Error::PoolTimedOut,
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_failure_that_may_pass_is_tried_again_a_bounded_number_of_times() {
+        let tries = AtomicU32::new(0);
+        let ok = retrying(|| async {
+            match tries.fetch_add(1, Ordering::SeqCst) {
+                0 | 1 => Err(passing_failure()),
+                _ => Ok(7),
+            }
+        })
+        .await;
+        assert_eq!(ok.unwrap(), 7);
+        assert_eq!(tries.load(Ordering::SeqCst), 3);
+        let tries = AtomicU32::new(0);
+        let failed: Result<(), _> = retrying(|| async {
+            tries.fetch_add(1, Ordering::SeqCst);
+            Err(passing_failure())
+        })
+        .await;
+        assert!(failed.is_err());
+        assert_eq!(tries.load(Ordering::SeqCst), 1 + STORE_RETRIES);
+        // A failure that will not pass is not tried again.
+        let tries = AtomicU32::new(0);
+        let failed: Result<(), _> = retrying(|| async {
+            tries.fetch_add(1, Ordering::SeqCst);
+            Err(db::DbError::Query {
+                context: "test",
+                source: sqlx::Error::RowNotFound,
+            })
+        })
+        .await;
+        assert!(failed.is_err());
+        assert_eq!(tries.load(Ordering::SeqCst), 1);
+    }
 }

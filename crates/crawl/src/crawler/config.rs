@@ -96,3 +96,7 @@ impl CrawlConfig {
         }
     }
 }
+
+/// How many more times a store transaction that failed in a way that may pass (a deadlock, a
+/// busy database, a lost connection) is tried before the crawl stops with the error.
+pub const STORE_RETRIES: u32 = 3;

@@ -6,6 +6,7 @@ mod archive;
 mod committer;
 mod config;
 mod interactive;
+mod lease;
 mod page;
 mod places;
 mod redirects;
@@ -28,7 +29,8 @@ use tokio::task::JoinSet;
 pub use config::{
     CrawlConfig, FollowLinks, COMMIT_BATCH, COMMIT_INTERVAL, DEFAULT_ACTIVE_ORIGINS,
     DEFAULT_MAX_ATTEMPTS, DEFAULT_REVISIT_AFTER, MAX_MEDIA_BYTES, MAX_PAGE_BYTES, MAX_TURN_WAIT,
-    MEDIA_AGENT, MEDIA_TOKENS, PAGE_TOKENS, SEEN_KEYS, URL_CLAIM_BATCH, URL_DEADLINE,
+    MEDIA_AGENT, MEDIA_TOKENS, PAGE_TOKENS, SEEN_KEYS, STORE_RETRIES, URL_CLAIM_BATCH,
+    URL_DEADLINE,
 };
 pub use interactive::{chromium_available, Interactive, MAX_BROWSERS};
 pub use robots_store::StoreRobots;
@@ -42,6 +44,10 @@ use places::Places;
 
 /// How often the scheduler looks for origins that became due.
 const SCHEDULER_TICK: Duration = Duration::from_millis(100);
+
+/// How often the whole crawl's queued URLs and origins backing off or paused are counted for
+/// the progress display (a count over the frontier: not on every tick).
+pub const PROGRESS_REFRESH: Duration = Duration::from_secs(2);
 
 /// What can stop a crawl.
 #[derive(Debug, thiserror::Error)]
@@ -85,6 +91,12 @@ pub struct LiveCounters {
     pub bytes: AtomicU64,
     /// Origins being worked on.
     pub active_origins: AtomicU64,
+    /// URLs queued in the whole crawl (every process), refreshed every [`PROGRESS_REFRESH`].
+    pub queued: AtomicU64,
+    /// Origins backing off (failures in a row, next start later), refreshed likewise.
+    pub backing_off: AtomicU64,
+    /// Origins paused until a probe succeeds, refreshed likewise.
+    pub paused: AtomicU64,
     /// Time spent in each stage, summed over tasks (benchmark breakdown).
     pub time: StageTimes,
 }
@@ -365,15 +377,21 @@ async fn add_seeds(ctx: &Arc<Ctx>, seeds: &[NormalUrl]) -> Result<(), CrawlError
 /// Lease due origins and work them until nothing is left (or a stop).
 async fn schedule(ctx: &Arc<Ctx>) -> Result<EndReason, CrawlError> {
     let mut workers: JoinSet<Result<(), CrawlError>> = JoinSet::new();
-    let mut active: HashMap<tokio::task::Id, (i64, Arc<AtomicBool>)> = HashMap::new();
+    let mut active: HashMap<tokio::task::Id, (i64, Arc<lease::LeaseWatch>)> = HashMap::new();
     let mut last_renewal = tokio::time::Instant::now();
+    let mut last_progress: Option<tokio::time::Instant> = None;
     let mut first_error = None;
     loop {
         if ctx.stopping() {
             break;
         }
+        if last_progress.is_none_or(|t| t.elapsed() >= PROGRESS_REFRESH) {
+            refresh_progress(ctx).await?;
+            last_progress = Some(tokio::time::Instant::now());
+        }
         let room = ctx.config.active_origins.saturating_sub(workers.len());
         if room > 0 {
+            let claim_started = tokio::time::Instant::now();
             let claimed = ctx
                 .store
                 .claim_origins(
@@ -383,7 +401,10 @@ async fn schedule(ctx: &Arc<Ctx>) -> Result<EndReason, CrawlError> {
                 )
                 .await?;
             for origin in claimed {
-                let lost = Arc::new(AtomicBool::new(false));
+                let lost = Arc::new(lease::LeaseWatch::new(
+                    claim_started,
+                    ctx.store.origin_lease(),
+                ));
                 let id = origin.id;
                 let handle = workers.spawn(worker::work_origin(
                     Arc::clone(ctx),
@@ -445,19 +466,31 @@ async fn schedule(ctx: &Arc<Ctx>) -> Result<EndReason, CrawlError> {
     })
 }
 
+/// The whole crawl's figures for the progress display.
+async fn refresh_progress(ctx: &Ctx) -> Result<(), CrawlError> {
+    let p = ctx.store.progress(Timestamp::now()).await?;
+    ctx.counters.queued.store(p.queued, Ordering::Relaxed);
+    ctx.counters
+        .backing_off
+        .store(p.backing_off, Ordering::Relaxed);
+    ctx.counters.paused.store(p.paused, Ordering::Relaxed);
+    Ok(())
+}
+
 async fn renew(
     ctx: &Ctx,
-    active: &HashMap<tokio::task::Id, (i64, Arc<AtomicBool>)>,
+    active: &HashMap<tokio::task::Id, (i64, Arc<lease::LeaseWatch>)>,
 ) -> Result<(), CrawlError> {
     let ids: Vec<i64> = active.values().map(|(id, _)| *id).collect();
-    let kept = ctx
-        .store
-        .renew_origins(&ids, &ctx.holder, Timestamp::now())
+    let started = tokio::time::Instant::now();
+    let kept = committer::retrying(|| ctx.store.renew_origins(&ids, &ctx.holder, Timestamp::now()))
         .await?;
-    for (id, lost) in active.values() {
-        if !kept.contains(id) {
-            // Another process took it over: stop working it.
-            lost.store(true, Ordering::SeqCst);
+    for (id, lease) in active.values() {
+        if kept.contains(id) {
+            lease.renewed(started);
+        } else {
+            // Another process took it over (or it was merged): stop working it.
+            lease.lose();
         }
     }
     Ok(())

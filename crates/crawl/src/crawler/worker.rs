@@ -1,7 +1,7 @@
 //! One leased origin's work: claim its URLs, fetch each politely, archive, and hand the
 //! results to the writer.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use fetch::{
@@ -35,7 +35,7 @@ pub(crate) enum Flow {
 pub(crate) async fn work_origin(
     ctx: Arc<Ctx>,
     origin: OriginRow,
-    lost: Arc<AtomicBool>,
+    lease: Arc<super::lease::LeaseWatch>,
 ) -> Result<(), CrawlError> {
     let key = OriginKey::new(origin.name.0.clone());
     import_pacing(&ctx, &key, &origin);
@@ -52,14 +52,14 @@ pub(crate) async fn work_origin(
         return Ok(());
     }
     let mut result = Ok(());
-    'claims: while !ctx.stopping() && !lost.load(Ordering::SeqCst) {
+    'claims: while !ctx.stopping() && lease.usable() {
         let urls = ctx.store.claim_urls(origin.id, URL_CLAIM_BATCH).await?;
         if urls.is_empty() {
             break;
         }
         let mut rest = urls.into_iter();
         while let Some(url) = rest.next() {
-            if ctx.stopping() || lost.load(Ordering::SeqCst) {
+            if ctx.stopping() || !lease.usable() {
                 let mut back: Vec<i64> = vec![url.id];
                 back.extend(rest.map(|u| u.id));
                 ctx.store.return_to_queue(&back).await?;

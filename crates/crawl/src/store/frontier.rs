@@ -382,7 +382,12 @@ impl Store {
                 }
                 .map_err(DbError::query("update URL"))?;
             }
-            for o in &batch.origins {
+            // Origin rows in id order, as every transaction here takes them: two
+            // transactions never wait for each other's rows in opposite orders (PostgreSQL
+            // would abort one as a deadlock).
+            let mut origins: Vec<&OriginUpdate> = batch.origins.iter().collect();
+            origins.sort_by_key(|o| o.id);
+            for o in origins {
                 sqlx::query(
                     "UPDATE crawl_origins SET gap_ms = $1, next_start = $2, failures = $3, paused = $4, \
                      pacer_state = COALESCE($5, pacer_state), requests = requests + $6, bytes = bytes + $7 \

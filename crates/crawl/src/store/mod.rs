@@ -31,7 +31,7 @@ use db::{Db, DbError, DbTarget, Holder};
 pub use frontier::{Batch, ClaimedUrl, FetchFacts, NewUrl, OriginUpdate, Outcome};
 pub use places::{HostEvidence, HostInfo, OriginRow};
 pub use schema::CRAWL_SCHEMA;
-pub use side::{MediaRow, OriginStatus, SitemapRow, StatusReport};
+pub use side::{MediaRow, OriginStatus, Progress, SitemapRow, StatusReport};
 
 /// How long an origin lease lasts unless renewed. The crawler renews every third of it.
 pub const ORIGIN_LEASE: Duration = Duration::from_secs(30);

@@ -66,6 +66,17 @@ pub struct OriginStatus {
     pub next_start: Timestamp,
 }
 
+/// The whole crawl's figures for a progress display.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Progress {
+    /// URLs queued.
+    pub queued: u64,
+    /// Origins backing off.
+    pub backing_off: u64,
+    /// Origins paused.
+    pub paused: u64,
+}
+
 impl Store {
     /// A stored robots.txt cache entry (fetch's per-entry store), by scope.
     pub async fn robots_entry(&self, scope: &str) -> Result<Option<String>, DbError> {
@@ -269,6 +280,27 @@ impl Store {
             content_hash,
             url_id,
         }))
+    }
+
+    /// The figures of the progress display: URLs queued, origins backing off (failures in a
+    /// row and a next start after `now`) and paused.
+    pub async fn progress(&self, now: Timestamp) -> Result<Progress, DbError> {
+        let queued: i64 = with_pool!(&self.db, pool => sqlx::query_scalar(
+            "SELECT COUNT(*) FROM crawl_urls WHERE state = 0").fetch_one(pool).await)
+        .map_err(DbError::query("count queued URLs"))?;
+        let (backing_off, paused): (Option<i64>, Option<i64>) = with_pool!(&self.db, pool => sqlx::query_as(
+            "SELECT SUM(CASE WHEN paused = 0 AND failures > 0 AND next_start > $1 THEN 1 ELSE 0 END), \
+             SUM(CASE WHEN paused <> 0 THEN 1 ELSE 0 END) FROM crawl_origins WHERE merged_into IS NULL")
+            .bind(millis(now))
+            .fetch_one(pool)
+            .await)
+        .map_err(DbError::query("count origins by state"))?;
+        let n = |x: Option<i64>| u64::try_from(x.unwrap_or(0)).unwrap_or(0);
+        Ok(Progress {
+            queued: n(Some(queued)),
+            backing_off: n(backing_off),
+            paused: n(paused),
+        })
     }
 
     /// The redirect chain (JSON) stored with a URL's last fetch, by key.

@@ -230,6 +230,16 @@ async fn stop_signal() {
     }
 }
 
+/// The live display: a spinner with the elapsed time and [`progress_message`].
+fn spinner(target: indicatif::ProgressDrawTarget) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::with_draw_target(None, target);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} {elapsed} {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+    );
+    bar
+}
+
 /// How the crawl is shown: JSON lines, a live display on a terminal, or log lines.
 struct Show {
     json: bool,
@@ -250,14 +260,7 @@ impl Show {
             .with_writer(std::io::stderr)
             .with_ansi(terminal)
             .try_init();
-        let bar = (!json && terminal).then(|| {
-            let bar = indicatif::ProgressBar::new_spinner();
-            bar.set_style(
-                indicatif::ProgressStyle::with_template("{spinner} {elapsed} {msg}")
-                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
-            );
-            bar
-        });
+        let bar = (!json && terminal).then(|| spinner(indicatif::ProgressDrawTarget::stderr()));
         Show {
             json,
             bar,
@@ -340,15 +343,7 @@ impl Show {
 
     fn progress(&mut self, c: &crawl::crawler::LiveCounters) {
         let Some(bar) = &self.bar else { return };
-        let fetched = c.fetched.load(Ordering::Relaxed);
-        let rate = fetched as f64 / self.started.elapsed().as_secs_f64().max(0.001);
-        bar.set_message(format!(
-            "{fetched} fetched, {:.0}/s, {} skipped, {} errors, {} origins active",
-            rate,
-            c.skipped.load(Ordering::Relaxed),
-            c.errors.load(Ordering::Relaxed),
-            c.active_origins.load(Ordering::Relaxed),
-        ));
+        bar.set_message(progress_message(c, self.started.elapsed()));
         bar.tick();
     }
 
@@ -357,6 +352,24 @@ impl Show {
             bar.finish_and_clear();
         }
     }
+}
+
+/// The live display's line: pages fetched, the rate, URLs queued (the whole crawl), skips,
+/// errors, and origins active (this process), backing off and paused (the whole crawl).
+fn progress_message(c: &crawl::crawler::LiveCounters, elapsed: Duration) -> String {
+    let n = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);
+    let fetched = n(&c.fetched);
+    let rate = fetched as f64 / elapsed.as_secs_f64().max(0.001);
+    format!(
+        "{fetched} fetched, {rate:.0}/s, {} queued, {} skipped, {} errors; origins: {} active, \
+         {} backing off, {} paused",
+        n(&c.queued),
+        n(&c.skipped),
+        n(&c.errors),
+        n(&c.active_origins),
+        n(&c.backing_off),
+        n(&c.paused),
+    )
 }
 
 /// Text from the network with control characters escaped.
@@ -424,4 +437,85 @@ pub fn status(args: StatusArgs) -> anyhow::Result<ExitCode> {
         report.requests, report.bytes
     )?;
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+
+    /// A terminal that keeps what is drawn on it.
+    #[derive(Debug, Default, Clone)]
+    struct Screen(Arc<Mutex<String>>);
+
+    impl indicatif::TermLike for Screen {
+        fn width(&self) -> u16 {
+            200
+        }
+        fn move_cursor_up(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_down(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_right(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_left(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn write_line(&self, s: &str) -> std::io::Result<()> {
+            self.write_str(&format!("{s}\n"))
+        }
+        fn write_str(&self, s: &str) -> std::io::Result<()> {
+            self.0.lock().unwrap().push_str(s);
+            Ok(())
+        }
+        fn clear_line(&self) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn flush(&self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_live_display_shows_the_crawl_and_prints_events_above_it() {
+        let screen = Screen::default();
+        let target = indicatif::ProgressDrawTarget::term_like(Box::new(screen.clone()));
+        let mut show = Show {
+            json: false,
+            bar: Some(spinner(target)),
+            started: std::time::Instant::now(),
+        };
+        let c = crawl::crawler::LiveCounters::default();
+        for (counter, value) in [
+            (&c.fetched, 7),
+            (&c.queued, 30),
+            (&c.errors, 2),
+            (&c.active_origins, 4),
+            (&c.backing_off, 1),
+            (&c.paused, 3),
+        ] {
+            counter.store(value, Ordering::Relaxed);
+        }
+        show.progress(&c);
+        show.event(&Event::Skip {
+            url: "https://a.test/\u{1b}[2J".into(),
+            reason: "disallowed".into(),
+        });
+        show.finish();
+        let drawn = screen.0.lock().unwrap().clone();
+        for part in [
+            "7 fetched",
+            "30 queued",
+            "2 errors",
+            "origins: 4 active, 1 backing off, 3 paused",
+            "skip https://a.test/\\u{1b}[2J (disallowed)",
+        ] {
+            assert!(drawn.contains(part), "{part:?} not in {drawn:?}");
+        }
+        assert!(!drawn.contains('\u{1b}'), "no raw escape: {drawn:?}");
+    }
 }
