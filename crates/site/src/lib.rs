@@ -21,6 +21,7 @@ mod pages;
 pub mod ranking;
 mod routes;
 pub mod security;
+pub mod service_adapter;
 pub mod sitemap;
 pub mod stats;
 pub mod svg;
@@ -35,6 +36,7 @@ pub use data::{
     ReportSummary, SiteData, StoredReport, SubmitError, Submitted,
 };
 pub use indexing::{Indexing, NoindexReason};
+pub use service_adapter::ServiceData;
 
 /// The largest robots.txt accepted from the paste and upload form (500 KB, what the audit
 /// reads of a file).

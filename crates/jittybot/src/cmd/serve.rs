@@ -135,7 +135,12 @@ async fn serve(args: Args) -> anyhow::Result<()> {
         limits,
     };
     let service = Service::new(store, fetcher, config, Arc::new(SystemClock));
-    let app = service::router(service.clone());
+    // The JSON API and the web pages (crates/site) on one server.
+    let pages = site::router(
+        Arc::new(site::ServiceData::new(service.clone())),
+        site::SiteConfig::new(public_url.clone()),
+    );
+    let app = service::router(service.clone()).merge(pages);
     println!("RobotsTxtParser listening on http://{local}/ (public address {public_url})");
     let _ = std::io::stdout().flush();
     let options = ServeOptions {
