@@ -267,7 +267,12 @@ impl SiteData for ServiceData {
         let rows = self.url_rows(url).await?;
         let Some(row) = rows
             .iter()
-            .filter(|row| row.analysed_at.is_some_and(|at| at < before))
+            // The store keeps milliseconds: compare at that precision, or a report
+            // would be its own predecessor.
+            .filter(|row| {
+                row.analysed_at
+                    .is_some_and(|at| at.as_millisecond() < before.as_millisecond())
+            })
             .max_by_key(|row| row.analysed_at)
         else {
             return Ok(None);

@@ -177,3 +177,35 @@ async fn folded_reports_redirect_and_noindex_follows_the_store() {
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_changed_compares_with_the_previous_report_only() {
+    on_both_backends(|target| async move {
+        let web = TestWeb::start().await;
+        let service = service(&target, &web).await;
+        let store = service.store();
+        // Sub-millisecond times: the store keeps milliseconds.
+        let now = Timestamp::now() + SignedDuration::from_nanos(123_456);
+        let first = stored(store, "https://changes.test/", now, false).await;
+        let app = pages(&service);
+        let alone = common::get(&app, &format!("/score/changes.test/{first}")).await;
+        assert!(
+            alone.body.contains("first report of this address"),
+            "{}",
+            alone.body
+        );
+        let second = stored(
+            store,
+            "https://changes.test/",
+            now + SignedDuration::from_secs(60),
+            false,
+        )
+        .await;
+        let later = common::get(&app, &format!("/score/changes.test/{second}")).await;
+        assert!(later
+            .body
+            .contains("Since the previous report of this address"));
+        store.close().await;
+    })
+    .await;
+}
