@@ -194,3 +194,50 @@ async fn a_slow_page_chain_and_drip_end_with_the_analysis_budget() {
         Some(SkipReason::AnalysisBudget { budget_ms: 1500 })
     );
 }
+
+#[tokio::test]
+async fn a_slow_sitemap_host_ends_with_the_analysis_budget_not_the_sitemap_budget() {
+    // robots.txt and the page answer at once; the sitemap is on another host, whose own
+    // robots.txt is two slow hops and a drip. The sitemap phase's 20 s would allow it; the
+    // analysis's 1 s does not, and the report names the budget that ended it.
+    let budget = Duration::from_secs(1);
+    let web = TestWeb::start().await;
+    let sitemap = web.http_url("maps.test", "/sitemap.xml");
+    web.site("main.test")
+        .path("/robots.txt")
+        .respond(Reply::robots_txt(&format!(
+            "User-agent: *\nAllow: /\nSitemap: {sitemap}\n"
+        )));
+    web.site("main.test").path("/").respond(
+        Reply::ok()
+            .header("Content-Type", "text/html")
+            .body("<head></head>"),
+    );
+    let last = slow_chain(
+        &web,
+        "maps.test",
+        "/robots.txt",
+        2,
+        Duration::from_millis(250),
+    );
+    web.site("maps.test").path(&last).respond(
+        Reply::ok().header("Content-Type", "text/plain").drip(
+            b"User-agent: *\nAllow: /\n",
+            Duration::from_millis(100),
+            30,
+        ),
+    );
+    web.site("maps.test")
+        .path("/sitemap.xml")
+        .respond(Reply::ok().body("<urlset></urlset>"));
+    let fetcher = fetcher_within(&web, &["main.test", "maps.test"], budget);
+    let target = url(&web.http_url("main.test", "/"));
+
+    let analysis = analyse_within(&web, &fetcher, &target, budget).await;
+    assert_eq!(analysis.page.status.map(|s| s.as_u16()), Some(200));
+    assert!(web.requests_to("maps.test", "/sitemap.xml").is_empty());
+    assert_eq!(
+        analysis.sitemaps[0].skipped,
+        Some(SkipReason::AnalysisBudget { budget_ms: 1000 })
+    );
+}

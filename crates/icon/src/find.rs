@@ -16,7 +16,7 @@ use url::Url;
 
 use crate::decode::{decode_icon, Png64, MAX_ICON_BYTES};
 use crate::error::IconError;
-use crate::links::IconLinkReader;
+use crate::home::HeadBuffer;
 use crate::rank::{IconLink, RelKind};
 
 /// The product token the search fetches as (RobotsTxtParser's, as in `crates/audit`).
@@ -127,7 +127,8 @@ pub struct IconSearch {
 
 /// Looks for the icon of the site whose home page is `site` (e.g. `https://example.com/`),
 /// as RobotsTxtParser, within [`FIND_ICON_DEADLINE`]. `home_page` spares the request for
-/// the home page when the caller has it.
+/// the home page when the caller has it. The future is `Send`: run it on any runtime.
+/// `fetcher` should identify as [`BOT_TOKEN`] (the service's analysis fetcher).
 pub async fn find_icon(
     fetcher: &Fetcher,
     site: &Url,
@@ -191,6 +192,13 @@ pub async fn find_icon_within(
             break;
         }
     }
+    tracing::debug!(
+        site = %site,
+        found = search.icon.is_some(),
+        declared = search.declared.len(),
+        attempts = search.attempts.len(),
+        "icon search"
+    );
     search
 }
 
@@ -213,25 +221,20 @@ async fn read_home_page(
     if !status.is_success() {
         return (HomePageRead::Fetched(status), Vec::new());
     }
-    let mut reader = IconLinkReader::new();
-    loop {
+    let mut buffer = HeadBuffer::default();
+    let read = loop {
         match fetched.body.chunk().await {
             Ok(Some(chunk)) => {
-                if reader.feed(&chunk) {
-                    break;
+                if buffer.feed(&chunk) {
+                    break HomePageRead::Fetched(status);
                 }
             }
-            Ok(None) => break,
+            Ok(None) => break HomePageRead::Fetched(status),
             // What was read still counts: its links were declared.
-            Err(error) => {
-                return (
-                    HomePageRead::Failed(error.kind()),
-                    reader.finish(&fetched.url),
-                )
-            }
+            Err(error) => break HomePageRead::Failed(error.kind()),
         }
-    }
-    (HomePageRead::Fetched(status), reader.finish(&fetched.url))
+    };
+    (read, crate::declared_icons(buffer.html(), &fetched.url))
 }
 
 /// Fetches and decodes one icon URL.

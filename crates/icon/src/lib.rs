@@ -29,6 +29,7 @@
 mod decode;
 mod error;
 mod find;
+mod home;
 mod links;
 mod rank;
 mod refresh;
@@ -41,9 +42,10 @@ pub use find::{
     IconSearch, IconSource, BOT_TOKEN, CRAWL_DELAY_BUDGET, FIND_ICON_DEADLINE, HOME_PAGE_MAX_BYTES,
     ICON_ACCEPT, MAX_DECLARED_TRIED,
 };
+pub use home::MAX_HEAD_CHECKS;
 pub use links::{
     declared_icons, IconLinkReader, MAX_ATTRIBUTE_BYTES, MAX_DECLARED_ICONS, MAX_HREF_BYTES,
 };
 pub use rank::{parse_sizes, rank, DeclaredSize, IconLink, RelKind, APPLE_TOUCH_DEFAULT_SIZE};
 pub use refresh::{icon_due, next_icon_check, ICON_REFRESH_AGE, NO_ICON_RETRY_AGE};
-pub use svg::{MAX_SVG_DEPTH, MAX_SVG_NODES};
+pub use svg::{MAX_SVG_DEPTH, MAX_SVG_NODES, SVG_LAYER_COST};

@@ -20,6 +20,16 @@ pub const MAX_SVG_NODES: usize = 20_000;
 /// and a deeper tree could exhaust the stack.
 pub const MAX_SVG_DEPTH: usize = 128;
 
+/// What a `<filter>`, `<mask>` or `<pattern>` counts for against [`MAX_SVG_NODES`] each time
+/// it is used: each use draws an offscreen layer and processes it (2,000 blurred circles took
+/// seconds before this weight refused them).
+pub const SVG_LAYER_COST: usize = 100;
+
+/// Whether the element draws an offscreen layer each time it is used.
+fn draws_a_layer(node: Node<'_, '_>) -> bool {
+    matches!(node.tag_name().name(), "filter" | "mask" | "pattern")
+}
+
 /// Whether `bytes` start like an SVG document (after a BOM and white space).
 pub(crate) fn looks_like_svg(bytes: &[u8]) -> bool {
     let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
@@ -204,7 +214,8 @@ fn expanded_costs(
         if cost.contains_key(&id) {
             continue;
         }
-        let deps = dependencies(document.get_node(id)?);
+        let node = document.get_node(id)?;
+        let deps = dependencies(node);
         if !children_done {
             on_path.insert(id);
             stack.push((id, true));
@@ -216,7 +227,12 @@ fn expanded_costs(
             }
             continue;
         }
-        let (mut elements, mut depth) = (1usize, 0usize);
+        let own = if draws_a_layer(node) {
+            SVG_LAYER_COST
+        } else {
+            1
+        };
+        let (mut elements, mut depth) = (own, 0usize);
         for (dep, times) in &deps {
             let (n, d) = cost.get(dep).copied().unwrap_or((0, 0));
             elements = elements.saturating_add(n.saturating_mul(*times));

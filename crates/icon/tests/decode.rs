@@ -5,6 +5,7 @@ use std::io::Cursor;
 
 use icon::{
     decode_icon, IconError, ICON_SIZE, MAX_DIMENSION, MAX_ICON_BYTES, MAX_SVG_DEPTH, MAX_SVG_NODES,
+    SVG_LAYER_COST,
 };
 use image::{DynamicImage, ImageFormat, Rgba, RgbaImage};
 
@@ -82,6 +83,10 @@ fn extreme_aspect_ratios_keep_at_least_one_pixel() {
     let line = decoded(&encode(&solid(4000, 2, RED), ImageFormat::Png), None);
     assert!(line.pixels().any(is_red));
     assert_eq!(*line.get_pixel(0, 0), CLEAR);
+    for (width, height) in [(MAX_DIMENSION, 1), (1, MAX_DIMENSION)] {
+        let thin = decoded(&encode(&solid(width, height, RED), ImageFormat::Png), None);
+        assert!(thin.pixels().any(is_red), "{width}x{height}");
+    }
     let column = decoded(&encode(&solid(1, 64, RED), ImageFormat::Png), None);
     // Centred: (64 - 1) / 2 = column 31.
     assert!(is_red(column.get_pixel(31, 0)));
@@ -402,6 +407,32 @@ fn markers_count_once_per_vertex() {
 }
 
 #[test]
+fn filters_masks_and_patterns_weigh_as_layers() {
+    assert_eq!(SVG_LAYER_COST, 100);
+    let uses = MAX_SVG_NODES / SVG_LAYER_COST;
+    let circles = |count: usize, how: &str| {
+        let shapes: String = (0..count)
+            .map(|i| format!("<circle cx=\"{}\" cy=\"32\" r=\"30\" {how}/>", i % 64))
+            .collect();
+        format!(
+            "<svg {SVG_NS} viewBox=\"0 0 64 64\"><filter id=\"b\"><feGaussianBlur stdDeviation=\"2\"/></filter>\
+             <mask id=\"m\"><rect width=\"64\" height=\"64\" fill=\"white\"/></mask>\
+             <pattern id=\"p\" width=\"4\" height=\"4\"><rect width=\"2\" height=\"2\" fill=\"red\"/></pattern>{shapes}</svg>"
+        )
+    };
+    for how in ["filter=\"url(#b)\"", "mask=\"url(#m)\"", "fill=\"url(#p)\""] {
+        assert!(
+            matches!(
+                decode_icon(circles(uses, how).as_bytes(), None),
+                Err(IconError::SvgTooComplex { .. })
+            ),
+            "{how}"
+        );
+        decoded(circles(uses / 4, how).as_bytes(), None);
+    }
+}
+
+#[test]
 fn a_shared_gradient_is_not_a_cycle() {
     let svg = format!(
         r##"<svg {SVG_NS} width="64" height="64"><style>rect {{ fill: url(#g); }}</style>
@@ -426,4 +457,43 @@ fn broken_svgs_are_errors() {
         decode_icon(b"<html></html>", Some("image/svg+xml; charset=utf-8")),
         Err(IconError::Svg(_))
     ));
+}
+
+/// Corrupted files never panic: every byte of small valid files in each format (and of an
+/// SVG) is altered in turn, and they are cut short; each result is an icon or an error.
+#[test]
+fn corrupted_files_give_errors_not_panics() {
+    let mut files: Vec<Vec<u8>> = [
+        ImageFormat::Png,
+        ImageFormat::Ico,
+        ImageFormat::Gif,
+        ImageFormat::WebP,
+    ]
+    .into_iter()
+    .map(|format| encode(&solid(8, 8, RED), format))
+    .collect();
+    files.push(encode(
+        &DynamicImage::ImageRgb8(solid(8, 8, RED).to_rgb8()),
+        ImageFormat::Jpeg,
+    ));
+    files.push(
+        format!("<svg {SVG_NS} viewBox=\"0 0 8 8\"><use href=\"#r\"/><rect id=\"r\" width=\"8\" height=\"8\" fill=\"url(#g)\"/><linearGradient id=\"g\"/></svg>")
+            .into_bytes(),
+    );
+    let mut outcomes = (0usize, 0usize);
+    for file in &files {
+        for position in 0..file.len() {
+            let mut corrupt = file.clone();
+            corrupt[position] ^= 0xa5;
+            match decode_icon(&corrupt, None) {
+                Ok(_) => outcomes.0 += 1,
+                Err(_) => outcomes.1 += 1,
+            }
+            if position % 5 == 0 {
+                let _ = decode_icon(&file[..position], None);
+            }
+        }
+    }
+    // Both happen: the test exercises decoders, not only the sniffing.
+    assert!(outcomes.0 > 0 && outcomes.1 > 0, "{outcomes:?}");
 }

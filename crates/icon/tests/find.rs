@@ -494,3 +494,76 @@ async fn crawl_delay_waits_come_out_of_one_budget() {
         started.elapsed()
     );
 }
+
+#[tokio::test]
+async fn an_unreachable_robots_txt_means_no_request_at_all() {
+    let web = TestWeb::start().await;
+    let host = "down.test";
+    web.site(host)
+        .path("/robots.txt")
+        .respond(Reply::status(503));
+    web.site(host)
+        .path("/favicon.ico")
+        .respond(Reply::ok().body(image_bytes(GREEN, 16, ImageFormat::Ico)));
+    let search = find_icon(&make_fetcher(&web, &[host]), &site(&web, host), None).await;
+    assert!(search.icon.is_none());
+    assert!(matches!(
+        search.home_page,
+        HomePageRead::Skipped(SkipReason::RobotsUnreachable { .. })
+    ));
+    assert!(matches!(
+        search.attempts[0].result,
+        AttemptResult::Skipped(SkipReason::RobotsUnreachable { .. })
+    ));
+    assert_eq!(paths(&web), ["/robots.txt"]);
+}
+
+/// The service runs searches on its multi-threaded runtime (`IconSource::find` returns a
+/// `Send` future), so the search's future must be `Send`.
+#[test]
+fn the_search_future_is_send() {
+    fn assert_send<T: Send>(_: &T) {}
+    let web = fetch::testing::ScriptedWeb::new();
+    let fetcher = web.fetcher();
+    let site = Url::parse("https://send.test/").expect("a URL");
+    let search = find_icon(&fetcher, &site, None);
+    assert_send(&search);
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_home_page_is_read_only_to_the_end_of_its_head() {
+    use fetch::testing::{Reply as Scripted, ScriptedWeb};
+    let web = ScriptedWeb::new();
+    web.route("https://head.test/robots.txt", Scripted::status(404));
+    // The head arrives in the first second; the rest would take 100 s.
+    web.route(
+        "https://head.test/",
+        Scripted::ok().drip(
+            br#"<head><link rel="icon" href="/a.png"></head><p>more"#,
+            Duration::from_secs(1),
+            100,
+        ),
+    );
+    web.route(
+        "https://head.test/a.png",
+        Scripted::ok().body(image_bytes(GREEN, 64, ImageFormat::Png)),
+    );
+    let fetcher = web.fetcher_with(FetchConfig::new(
+        BOT_TOKEN,
+        "https://robotstxtparser.example/bot",
+    ));
+    let site = Url::parse("https://head.test/").expect("a URL");
+    let started = tokio::time::Instant::now();
+    let search = find_icon(&fetcher, &site, None).await;
+    assert!(matches!(
+        search.home_page,
+        HomePageRead::Fetched(StatusCode::OK)
+    ));
+    assert_eq!(search.declared.len(), 1);
+    assert_eq!(centre(search.icon.expect("an icon").png.as_bytes()), GREEN);
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+}

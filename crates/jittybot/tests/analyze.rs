@@ -230,6 +230,13 @@ fn the_readme_first_screen_runs_as_written() {
         .expect("cargo run --release -- ...")
         .split_whitespace()
         .collect();
+    // Run only what is known to end by itself (a `serve` would not): a new first command
+    // needs its own check here.
+    assert_eq!(
+        args.first().copied(),
+        Some("analyze"),
+        "the README's first command changed: check it here"
+    );
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_jittybot"))
         .args(&args)
         .current_dir(&root)

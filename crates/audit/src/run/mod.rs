@@ -179,7 +179,11 @@ impl<'a> Run<'a> {
                 url: skipped,
                 reason,
             } => {
-                let reason = self.skip_reason(reason, operation);
+                let reason = if robots_cut(&trail, &reason, operation) {
+                    self.deadline_reason(operation)
+                } else {
+                    self.skip_reason(reason, operation)
+                };
                 let end = End::Skipped {
                     url: &skipped,
                     reason: &reason,
@@ -293,6 +297,22 @@ impl<'a> Run<'a> {
             }
         }
     }
+}
+
+/// Whether a request skipped because its host's robots.txt is unreachable was only cut by
+/// the deadline of `operation`: that robots.txt fetch ran out of the analysis's time (not a
+/// fault of the site), or the time was up anyway.
+fn robots_cut(trail: &fetch::Trail, reason: &fetch::SkipReason, operation: &Operation) -> bool {
+    let out_of_time = |fetched: &RobotsFetch| {
+        matches!(
+            fetched.error,
+            Some(FetchError::Timeout {
+                phase: TimeoutPhase::Deadline
+            })
+        )
+    };
+    matches!(reason, fetch::SkipReason::RobotsUnreachable { .. })
+        && (operation.deadline.is_expired() || trail.robots_fetches.iter().any(out_of_time))
 }
 
 /// The failure of a body in a content coding that was not asked for (`zstd`, unknown): it
