@@ -189,8 +189,8 @@ pub enum SubmitError {
 #[error("the store could not be read: {0}")]
 pub struct DataError(pub String);
 
-/// What the pages need from the store. Implemented by the service's handle
-/// (`service_adapter`, once wired) and by [`crate::memory::MemoryData`].
+/// What the pages need from the store. Implemented over the service's store by
+/// `service::ServiceData` and in memory by `crate::memory::MemoryData` (feature `testing`).
 ///
 /// Every method is a read or one submission; none blocks for an analysis to finish.
 pub trait SiteData: Send + Sync + 'static {

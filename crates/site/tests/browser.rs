@@ -175,13 +175,23 @@ async fn analyse_browse_and_paste_in_a_real_browser() {
     if !browser_present() {
         return;
     }
-    tokio::time::timeout(SESSION_LIMIT, session())
-        .await
-        .expect("the browser session ends within its limit");
+    // One after the other: two browsers at once on a small machine make slow pages.
+    for backend in [Backend::Memory, Backend::Service] {
+        tokio::time::timeout(SESSION_LIMIT, session(backend))
+            .await
+            .expect("the browser session ends within its limit");
+    }
 }
 
-async fn session() {
-    let web = TestWeb::start().await;
+/// What the site runs on: the in-memory data, or the service's store and workers, merged
+/// with its API as `jittybot serve` does.
+#[derive(Clone, Copy, Debug)]
+enum Backend {
+    Memory,
+    Service,
+}
+
+fn test_web_site(web: &TestWeb) {
     web.site("example.test")
         .path("/robots.txt")
         .respond(Reply::robots_txt(
@@ -192,35 +202,113 @@ async fn session() {
             .header("Content-Type", "text/html; charset=utf-8")
             .body("<html><head><title>Example</title></head><body>hello</body></html>"),
     );
-    let data = MemoryData::with_fetcher(fetcher(&web, &["example.test"]));
-    // Sites already in the store: one ranked, one whose page asks not to be indexed.
-    let seeded = "https://ranked.test/";
-    let mut ranked = audit::analyze_file(
-        audit::ProvidedFile::whole(b"User-agent: *\nAllow: /\n"),
-        Some(seeded),
-    );
-    ranked.robots.outcome = audit::report::RobotsStatus::Rules;
-    data.insert(Url::parse(seeded).expect("a URL"), ranked.clone());
-    let hidden = "https://hidden.test/";
-    let mut secret = audit::analyze_file(
-        audit::ProvidedFile::whole(b"User-agent: *\nAllow: /\n"),
-        Some(hidden),
-    );
-    secret.robots.outcome = audit::report::RobotsStatus::Rules;
-    secret.page.directives.add_header("noindex");
-    data.insert(Url::parse(hidden).expect("a URL"), secret);
+}
 
-    let addr = serve(&data).await;
+/// A stored report of `url` as if fetched; its page says `noindex` when asked.
+fn seeded(url: &str, noindex: bool) -> audit::Analysis {
+    let mut analysis = audit::analyze_file(
+        audit::ProvidedFile::whole(b"User-agent: *\nAllow: /\n"),
+        Some(url),
+    );
+    analysis.robots.outcome = audit::report::RobotsStatus::Rules;
+    if noindex {
+        analysis.page.directives.add_header("noindex");
+    }
+    analysis
+}
+
+/// Sites already in the store: one ranked, one whose page asks not to be indexed.
+const SEEDS: [(&str, bool); 2] = [
+    ("https://ranked.test/", false),
+    ("https://hidden.test/", true),
+];
+
+async fn serve_memory(web: &TestWeb) -> SocketAddr {
+    let data = MemoryData::with_fetcher(fetcher(web, &["example.test"]));
+    for (url, noindex) in SEEDS {
+        data.insert(Url::parse(url).expect("a URL"), seeded(url, noindex));
+    }
+    serve(&data).await
+}
+
+async fn serve_service(web: &TestWeb, folder: &std::path::Path) -> SocketAddr {
+    let target: db::DbTarget = folder
+        .join("site.sqlite")
+        .display()
+        .to_string()
+        .parse()
+        .expect("a SQLite target");
+    let store = service::Store::open(&target).await.expect("the store");
+    let now = jiff::Timestamp::now();
+    for (url, noindex) in SEEDS {
+        let id = store
+            .queue_analysis(&Url::parse(url).expect("a URL"), now, false)
+            .await
+            .expect("queued");
+        let mut analysis = seeded(url, noindex);
+        analysis.analysed_at = now;
+        store.finish_report(&id, &analysis).await.expect("stored");
+    }
+    let holder = db::Holder::new();
+    while let Some(job) = store.claim_job(&holder, now).await.expect("a job") {
+        store.finish_job(&job, &holder).await.expect("finished");
+    }
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a loopback port");
+    let addr = listener.local_addr().expect("its address");
+    let public = Url::parse(&format!("http://{addr}/")).expect("the site's URL");
+    let config = service::ServiceConfig {
+        public_url: public.clone(),
+        limits: audit::Limits::default(),
+    };
+    let service = service::Service::new(
+        store,
+        fetcher(web, &["example.test"]),
+        config,
+        Arc::new(service::SystemClock),
+    );
+    let mut site_config = SiteConfig::new(public);
+    site_config.data_refresh = Duration::ZERO;
+    let pages = site::router(
+        Arc::new(service::ServiceData::new(service.clone())),
+        site_config,
+    );
+    let app = service::router(service.clone()).merge(pages);
+    let options = service::ServeOptions {
+        scheduler: false,
+        maintenance: false,
+    };
+    tokio::spawn(service::serve(
+        service,
+        app,
+        listener,
+        options,
+        std::future::pending(),
+    ));
+    addr
+}
+
+async fn session(backend: Backend) {
+    let web = TestWeb::start().await;
+    test_web_site(&web);
+    let folder =
+        std::env::temp_dir().join(format!("site-browser-{}-{backend:?}", std::process::id()));
+    std::fs::create_dir_all(&folder).expect("a scratch folder");
+    let (addr, prefix) = match backend {
+        Backend::Memory => (serve_memory(&web).await, ""),
+        Backend::Service => (serve_service(&web, &folder).await, "service-"),
+    };
     let driver = start_driver().await;
-    let profile = std::env::temp_dir().join(format!("site-browser-{}", std::process::id()));
-    let client = browser(&driver, &profile).await;
+    let client = browser(&driver, &folder.join("profile")).await;
     let base = format!("http://{addr}");
     // The walk runs as a task so that a failed assertion still closes the browser.
     let walker = client.clone();
     let target = web.http_url("example.test", "/");
-    let result = tokio::spawn(async move { walk(&walker, &base, &target).await }).await;
+    let result = tokio::spawn(async move { walk(&walker, &base, &target, prefix).await }).await;
     let _ = client.close().await;
-    let _ = std::fs::remove_dir_all(&profile);
+    drop(driver);
+    let _ = std::fs::remove_dir_all(&folder);
     if let Err(failure) = result {
         std::panic::resume_unwind(failure.into_panic());
     }
@@ -235,7 +323,7 @@ async fn session() {
     );
 }
 
-async fn walk(client: &Client, base: &str, target: &str) {
+async fn walk(client: &Client, base: &str, target: &str, prefix: &str) {
     // Home: the ranking shows the ranked site and not the noindex one.
     client.goto(&format!("{base}/")).await.expect("home");
     let home = wait_for_text(client, "Ranking").await;
@@ -247,7 +335,7 @@ async fn walk(client: &Client, base: &str, target: &str) {
         !home.contains("hidden.test"),
         "a noindex site is kept off the ranking"
     );
-    screenshot(client, "home").await;
+    screenshot(client, &format!("{prefix}home")).await;
 
     // Analyse a site of the test web from the form, and wait for the report.
     let field = client
@@ -273,7 +361,7 @@ async fn walk(client: &Client, base: &str, target: &str) {
     assert!(report.contains("Dissallow"), "the file is shown");
     assert!(report.contains("has-finding"), "a finding at its line");
     assert!(report.contains("GPTBot"));
-    screenshot(client, "report").await;
+    screenshot(client, &format!("{prefix}report")).await;
 
     // Follow to the domain page.
     client
@@ -285,7 +373,7 @@ async fn walk(client: &Client, base: &str, target: &str) {
         .expect("following it");
     let domain = wait_for_text(client, "robots.txt reports of example.test").await;
     assert!(domain.contains("<svg"), "the score chart");
-    screenshot(client, "domain").await;
+    screenshot(client, &format!("{prefix}domain")).await;
 
     // Paste a file and reach its private report.
     client.goto(&format!("{base}/")).await.expect("home again");
@@ -312,7 +400,7 @@ async fn walk(client: &Client, base: &str, target: &str) {
         .path()
         .starts_with("/paste/"));
     assert!(paste.contains("Disalow"));
-    screenshot(client, "paste").await;
+    screenshot(client, &format!("{prefix}paste")).await;
 
     // The ranking now shows the analysed site too.
     client
@@ -322,7 +410,7 @@ async fn walk(client: &Client, base: &str, target: &str) {
     let home = wait_for_text(client, "Ranking").await;
     assert!(home.contains("href=\"/score/example.test\""));
     assert!(!home.contains("/paste/"), "pastes are never listed");
-    screenshot(client, "ranking").await;
+    screenshot(client, &format!("{prefix}ranking")).await;
 
     for (path, name, text) in [
         ("/stats", "stats", "The state of the web"),
@@ -332,7 +420,7 @@ async fn walk(client: &Client, base: &str, target: &str) {
     ] {
         client.goto(&format!("{base}{path}")).await.expect("a page");
         wait_for_text(client, text).await;
-        screenshot(client, name).await;
+        screenshot(client, &format!("{prefix}{name}")).await;
     }
     client
         .set_window_size(412, 900)
@@ -340,5 +428,5 @@ async fn walk(client: &Client, base: &str, target: &str) {
         .expect("a phone-sized window");
     client.goto(&format!("{base}/")).await.expect("home");
     wait_for_text(client, "Ranking").await;
-    screenshot(client, "home-phone").await;
+    screenshot(client, &format!("{prefix}home-phone")).await;
 }
