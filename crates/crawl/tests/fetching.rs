@@ -185,7 +185,32 @@ async fn directives_nofollow_media_and_https() {
         .header("user-agent")
         .unwrap()
         .contains("JittyBot-Image/"));
-    assert!(web.requests().iter().all(|r| r.method == "GET"));
+    // Every request of the crawl: GET, identified (JittyBot, or JittyBot-Image for media),
+    // offering the codings the fetcher decodes.
+    for r in web.requests() {
+        let agent = r.header("user-agent").unwrap_or_default();
+        let media = r.path.contains("img");
+        assert_eq!(r.method, "GET", "{}{}", r.host, r.path);
+        assert!(
+            agent.starts_with("Mozilla/5.0 (compatible; JittyBot")
+                && agent.contains(if media {
+                    "JittyBot-Image/"
+                } else {
+                    "JittyBot/"
+                })
+                && agent.contains("+https://jittybot.test/bot"),
+            "{}{}: {agent}",
+            r.host,
+            r.path
+        );
+        assert_eq!(
+            r.header("accept-encoding"),
+            Some("gzip, deflate, br"),
+            "{}{}",
+            r.host,
+            r.path
+        );
+    }
     assert!(
         web.requests().iter().filter(|r| r.host == h).all(|r| r.tls),
         "HTTPS where it works"
