@@ -135,8 +135,8 @@ impl TokenSink for Collector {
 /// size of the page; once the head has ended, further chunks are not tokenized.
 pub struct IconLinkReader {
     tokenizer: Tokenizer<Collector>,
-    /// The bytes of a UTF-8 sequence the last chunk ended in the middle of (at most 3).
-    partial: Vec<u8>,
+    /// The chunks as text (a character split between two chunks kept whole).
+    decoder: page::utf8::ChunkDecoder,
 }
 
 impl Default for IconLinkReader {
@@ -150,7 +150,7 @@ impl IconLinkReader {
     pub fn new() -> IconLinkReader {
         IconLinkReader {
             tokenizer: Tokenizer::new(Collector::default(), TokenizerOpts::default()),
-            partial: Vec::new(),
+            decoder: Default::default(),
         }
     }
 
@@ -158,7 +158,7 @@ impl IconLinkReader {
     /// of the body need not be downloaded).
     pub fn feed(&mut self, chunk: &[u8]) -> bool {
         if !self.has_ended() && !chunk.is_empty() {
-            let text = self.decode(chunk);
+            let text = self.decoder.decode(chunk);
             self.tokenize(text);
         }
         self.has_ended()
@@ -174,7 +174,7 @@ impl IconLinkReader {
     /// `http`/`https` only, best first (see [`rank`]).
     pub fn finish(self, page_url: &Url) -> Vec<IconLink> {
         if !self.has_ended() {
-            if !self.partial.is_empty() {
+            if self.decoder.is_pending() {
                 self.tokenize(String::from(char::REPLACEMENT_CHARACTER));
             }
             self.tokenizer.end();
@@ -208,38 +208,6 @@ impl IconLinkReader {
         input.push_back(StrTendril::from(text));
         // The sink never asks to stop for a script, so one call reads the whole chunk.
         let _ = self.tokenizer.feed(&input);
-    }
-
-    /// `chunk` as text after the partial character the last chunk ended with, keeping the
-    /// partial character this one ends with; invalid UTF-8 is replaced.
-    fn decode(&mut self, chunk: &[u8]) -> String {
-        let mut bytes = std::mem::take(&mut self.partial);
-        bytes.extend_from_slice(chunk);
-        let mut text = String::with_capacity(bytes.len());
-        let mut rest = bytes.as_slice();
-        loop {
-            match std::str::from_utf8(rest) {
-                Ok(valid) => {
-                    text.push_str(valid);
-                    break;
-                }
-                Err(error) => {
-                    let (valid, after) = rest.split_at(error.valid_up_to());
-                    text.push_str(&String::from_utf8_lossy(valid));
-                    match error.error_len() {
-                        Some(bad) => {
-                            text.push(char::REPLACEMENT_CHARACTER);
-                            rest = &after[bad..];
-                        }
-                        None => {
-                            self.partial = after.to_vec();
-                            break;
-                        }
-                    }
-                }
-            }
-        }
-        text
     }
 }
 

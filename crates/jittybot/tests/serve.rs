@@ -284,7 +284,11 @@ fn the_readme_first_screen_runs_as_written() {
         .expect("cargo run --release -- ...")
         .split_whitespace()
         .collect();
-    assert_eq!(args, ["serve"], "the README's first command changed: check it here");
+    assert_eq!(
+        args,
+        ["serve"],
+        "the README's first command changed: check it here"
+    );
     let dir = tempfile::tempdir().unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_jittybot"))
         .args(&args)
@@ -301,7 +305,12 @@ fn the_readme_first_screen_runs_as_written() {
     if !line.contains("http://127.0.0.1:8080") {
         let _ = child.kill();
         let mut err = String::new();
-        child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
         panic!(
             "the README's `serve` did not start on 127.0.0.1:8080 (is the port taken?): \
              stdout {line:?}, stderr {err}"

@@ -108,8 +108,8 @@ impl TokenSink for Collector {
 /// current token and [`MAX_META_TAGS`], not by the size of the page.
 pub struct HeadReader {
     tokenizer: Tokenizer<Collector>,
-    /// The bytes of a UTF-8 sequence the last chunk ended in the middle of (at most 3).
-    partial: Vec<u8>,
+    /// The chunks as text (a character split between two chunks kept whole).
+    decoder: crate::utf8::ChunkDecoder,
 }
 
 impl Default for HeadReader {
@@ -123,7 +123,7 @@ impl HeadReader {
     pub fn new() -> HeadReader {
         HeadReader {
             tokenizer: Tokenizer::new(Collector::default(), TokenizerOpts::default()),
-            partial: Vec::new(),
+            decoder: Default::default(),
         }
     }
 
@@ -131,7 +131,7 @@ impl HeadReader {
     /// chunks are ignored.
     pub fn feed(&mut self, chunk: &[u8]) -> HeadState {
         if !self.has_ended() && !chunk.is_empty() {
-            let text = self.decode(chunk);
+            let text = self.decoder.decode(chunk);
             self.tokenize(text);
         }
         self.state()
@@ -150,7 +150,7 @@ impl HeadReader {
     /// Ends the page (all of it, or as much as was read) and returns its head's meta tags.
     pub fn finish(self) -> Vec<MetaTag> {
         if !self.has_ended() {
-            if !self.partial.is_empty() {
+            if self.decoder.is_pending() {
                 // The page ended inside a character.
                 self.tokenize(String::from(char::REPLACEMENT_CHARACTER));
             }
@@ -175,40 +175,6 @@ impl HeadReader {
         input.push_back(StrTendril::from(text));
         // The sink never asks to stop for a script, so one call reads the whole chunk.
         let _ = self.tokenizer.feed(&input);
-    }
-
-    /// `chunk` as text, after the partial character the last chunk ended with; keeps the
-    /// partial character this one ends with for the next.
-    fn decode(&mut self, chunk: &[u8]) -> String {
-        let mut bytes = std::mem::take(&mut self.partial);
-        bytes.extend_from_slice(chunk);
-        let mut text = String::with_capacity(bytes.len());
-        let mut rest = bytes.as_slice();
-        loop {
-            match std::str::from_utf8(rest) {
-                Ok(valid) => {
-                    text.push_str(valid);
-                    break;
-                }
-                Err(error) => {
-                    let (valid, after) = rest.split_at(error.valid_up_to());
-                    // `valid` is valid UTF-8 by `valid_up_to`'s contract.
-                    text.push_str(&String::from_utf8_lossy(valid));
-                    match error.error_len() {
-                        Some(bad) => {
-                            text.push(char::REPLACEMENT_CHARACTER);
-                            rest = &after[bad..];
-                        }
-                        None => {
-                            // An incomplete character at the end: wait for the next chunk.
-                            self.partial = after.to_vec();
-                            break;
-                        }
-                    }
-                }
-            }
-        }
-        text
     }
 }
 

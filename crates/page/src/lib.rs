@@ -33,6 +33,7 @@
 
 pub mod directives;
 pub mod head;
+pub mod utf8;
 
 /// The longest header value, meta content or directive text kept, in characters.
 pub const MAX_SOURCE_CHARS: usize = 200;

@@ -2,8 +2,8 @@
 //! pages requested at a fixed 500 requests/s each, latency percentiles and page sizes.
 //!
 //! ```sh
-//! cargo run -p site --release --example bench                 # 100,000 reports, 10 s per page
-//! cargo run -p site --release --example bench -- 20000 5      # reports, seconds per page
+//! cargo run -p site --release --example page_load                 # 100,000 reports, 10 s per page
+//! cargo run -p site --release --example page_load -- 20000 5      # reports, seconds per page
 //! ```
 //!
 //! The store is synthetic and in memory: compact rows (id, URL, time, score) over real
