@@ -1,19 +1,15 @@
 //! Reading the `<meta>` tags of a page's `<head>` with an HTML tokenizer (no scripts run),
-//! chunk by chunk as the body arrives.
+//! chunk by chunk as the body arrives, on the one head scanner ([`crate::scan`]).
 //!
 //! The head ends where the tokenizer says so: at a `</head>` end tag or a `<body>` start tag
 //! *token*. A `</head>` written inside a `<script>`, a comment, a `<title>` or a `<style>` is
 //! text to the tokenizer, so it does not end the head (a byte search for `</head>` would stop
 //! there and miss the meta tags after it).
 
-use std::cell::{Cell, RefCell};
-
-use html5ever::tendril::StrTendril;
-use html5ever::tokenizer::states::RawKind;
-use html5ever::tokenizer::{
-    BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
-};
 use serde::{Deserialize, Serialize};
+
+pub use crate::scan::HeadState;
+use crate::scan::{attribute, HeadScanner, HeadTags, Tag};
 
 /// At most this many meta tags are kept from one page.
 pub const MAX_META_TAGS: usize = 200;
@@ -27,77 +23,22 @@ pub struct MetaTag {
     pub content: String,
 }
 
-/// Whether the head is still being read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HeadState {
-    /// The head has not ended yet: feed more of the body.
-    Open,
-    /// The head has ended: the rest of the body holds no head metadata and need not be read.
-    Ended,
-}
-
+/// The meta tags of a head, up to [`MAX_META_TAGS`].
 #[derive(Default)]
-struct Collector {
-    metas: RefCell<Vec<MetaTag>>,
-    ended: Cell<bool>,
-}
+struct Metas(Vec<MetaTag>);
 
-impl Collector {
-    fn tag(&self, tag: &Tag) -> TokenSinkResult<()> {
-        let name: &str = &tag.name;
-        match (tag.kind, name) {
-            (TagKind::EndTag, "head") | (TagKind::StartTag, "body") => {
-                self.ended.set(true);
-                TokenSinkResult::Continue
-            }
-            (TagKind::StartTag, "meta") => {
-                self.meta(tag);
-                TokenSinkResult::Continue
-            }
-            // The tokenizer does not know which elements hold raw text: the tree builder tells
-            // it. With no tree builder, the sink does, as browsers' tree builders would.
-            (TagKind::StartTag, "script") if !tag.self_closing => {
-                TokenSinkResult::RawData(RawKind::ScriptData)
-            }
-            (TagKind::StartTag, "style" | "noframes" | "xmp" | "iframe" | "noembed") => {
-                TokenSinkResult::RawData(RawKind::Rawtext)
-            }
-            (TagKind::StartTag, "title" | "textarea") => TokenSinkResult::RawData(RawKind::Rcdata),
-            _ => TokenSinkResult::Continue,
+impl HeadTags for Metas {
+    fn start_tag(&mut self, tag: &Tag) {
+        if &*tag.name != "meta" || self.0.len() >= MAX_META_TAGS {
+            return;
         }
-    }
-
-    fn meta(&self, tag: &Tag) {
-        let attribute = |wanted: &str| {
-            tag.attrs
-                .iter()
-                .find(|attr| &*attr.name.local == wanted)
-                .map(|attr| attr.value.to_string())
-        };
-        let Some(name) = attribute("name") else {
+        let Some(name) = attribute(tag, "name") else {
             return;
         };
-        let mut metas = self.metas.borrow_mut();
-        if metas.len() < MAX_META_TAGS {
-            metas.push(MetaTag {
-                name: name.trim().to_ascii_lowercase(),
-                content: attribute("content").unwrap_or_default(),
-            });
-        }
-    }
-}
-
-impl TokenSink for Collector {
-    type Handle = ();
-
-    fn process_token(&self, token: Token, _line_number: u64) -> TokenSinkResult<()> {
-        if self.ended.get() {
-            return TokenSinkResult::Continue;
-        }
-        match token {
-            Token::TagToken(tag) => self.tag(&tag),
-            _ => TokenSinkResult::Continue,
-        }
+        self.0.push(MetaTag {
+            name: name.trim().to_ascii_lowercase(),
+            content: attribute(tag, "content").unwrap_or_default(),
+        });
     }
 }
 
@@ -107,9 +48,7 @@ impl TokenSink for Collector {
 /// errors are tolerated as browsers tolerate them. Memory is bounded by the tokenizer's
 /// current token and [`MAX_META_TAGS`], not by the size of the page.
 pub struct HeadReader {
-    tokenizer: Tokenizer<Collector>,
-    /// The chunks as text (a character split between two chunks kept whole).
-    decoder: crate::utf8::ChunkDecoder,
+    scanner: HeadScanner<Metas>,
 }
 
 impl Default for HeadReader {
@@ -122,59 +61,29 @@ impl HeadReader {
     /// A reader at the start of a page.
     pub fn new() -> HeadReader {
         HeadReader {
-            tokenizer: Tokenizer::new(Collector::default(), TokenizerOpts::default()),
-            decoder: Default::default(),
+            scanner: HeadScanner::new(Metas::default()),
         }
     }
 
     /// Reads the next chunk of the body. Once it answers [`HeadState::Ended`], further
     /// chunks are ignored.
     pub fn feed(&mut self, chunk: &[u8]) -> HeadState {
-        if !self.has_ended() && !chunk.is_empty() {
-            let text = self.decoder.decode(chunk);
-            self.tokenize(text);
-        }
-        self.state()
+        self.scanner.feed(chunk)
     }
 
     /// Whether the head has ended.
     pub fn has_ended(&self) -> bool {
-        self.tokenizer.sink.ended.get()
+        self.scanner.has_ended()
     }
 
     /// The meta tags read so far.
     pub fn metas(&self) -> Vec<MetaTag> {
-        self.tokenizer.sink.metas.borrow().clone()
+        self.scanner.tags().0.clone()
     }
 
     /// Ends the page (all of it, or as much as was read) and returns its head's meta tags.
     pub fn finish(self) -> Vec<MetaTag> {
-        if !self.has_ended() {
-            if self.decoder.is_pending() {
-                // The page ended inside a character.
-                self.tokenize(String::from(char::REPLACEMENT_CHARACTER));
-            }
-            self.tokenizer.end();
-        }
-        self.tokenizer.sink.metas.take()
-    }
-
-    fn state(&self) -> HeadState {
-        if self.has_ended() {
-            HeadState::Ended
-        } else {
-            HeadState::Open
-        }
-    }
-
-    fn tokenize(&self, text: String) {
-        if text.is_empty() {
-            return;
-        }
-        let input = BufferQueue::default();
-        input.push_back(StrTendril::from(text));
-        // The sink never asks to stop for a script, so one call reads the whole chunk.
-        let _ = self.tokenizer.feed(&input);
+        self.scanner.finish().0
     }
 }
 

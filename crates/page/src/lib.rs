@@ -5,6 +5,9 @@
 //!   chunks as they arrive, with html5ever's tokenizer (no scripts run), and says when the head
 //!   has ended, so a caller can stop the download there. The end is the tokenizer's: a
 //!   `</head>` inside a script, a comment or a title is text, not the end.
+//! - [`scan::HeadScanner`] is the one head scanner under it: the body tokenized chunk by chunk
+//!   until the head ends, each start tag handed to a collector ([`scan::HeadTags`]); the
+//!   icon links of `crates/icon` are another collector.
 //! - [`directives::PageDirectives`] reads the directives of the headers and meta tags:
 //!   `noindex`, `none`, `max-snippet:20`, scoped ones (`googlebot: noindex`), conflicts and
 //!   invalid values.
@@ -33,6 +36,7 @@
 
 pub mod directives;
 pub mod head;
+pub mod scan;
 pub mod utf8;
 
 /// The longest header value, meta content or directive text kept, in characters.
