@@ -215,9 +215,11 @@ async fn a_crawl_killed_at_random_points_loses_nothing() {
             }
             None => {
                 let t = std::time::Instant::now();
-                let s = tokio::task::spawn_blocking(move || child.wait().unwrap())
-                    .await
-                    .unwrap();
+                let s = tokio::task::spawn_blocking(move || {
+                    common::wait_or_kill(&mut child, common::COMMAND_DEADLINE, "the last crawl")
+                })
+                .await
+                .unwrap();
                 eprintln!("last run took {:?} more", t.elapsed());
                 break s;
             }
@@ -291,9 +293,15 @@ async fn ctrl_c_stops_cleanly_and_the_next_run_resumes() {
         .status()
         .unwrap();
     assert!(sent.success());
-    let status = tokio::task::spawn_blocking(move || child.wait().unwrap())
-        .await
-        .unwrap();
+    let status = tokio::task::spawn_blocking(move || {
+        common::wait_or_kill(
+            &mut child,
+            common::COMMAND_DEADLINE,
+            "the interrupted crawl",
+        )
+    })
+    .await
+    .unwrap();
     assert_eq!(status.code(), Some(130), "{status}");
     // The WARC file was closed (no `.open` file left), the state committed: nothing is left
     // in flight, and the crawl stopped part way.

@@ -84,9 +84,11 @@ async fn two_processes_share_a_crawl_and_one_takes_over_when_the_other_dies() {
     first.kill().unwrap();
     first.wait().unwrap();
     let killed_at = tokio::time::Instant::now();
-    let status = tokio::task::spawn_blocking(move || second.wait().unwrap())
-        .await
-        .unwrap();
+    let status = tokio::task::spawn_blocking(move || {
+        common::wait_or_kill(&mut second, common::COMMAND_DEADLINE, "the second crawl")
+    })
+    .await
+    .unwrap();
     let log_of = |name: &str| {
         std::fs::read_to_string(dir.path().join(format!("{name}.log"))).unwrap_or_default()
     };
@@ -199,16 +201,24 @@ async fn a_process_that_joins_waits_for_the_work_another_holds_then_both_exit_0(
             .unwrap()
     };
     // One origin: the first process holds all the work; the second joins with no seeds.
-    let first = spawn("warc-1", &[web.http_url(HOST, "/p0.html")]);
+    let mut first = spawn("warc-1", &[web.http_url(HOST, "/p0.html")]);
     // The second joins once the first is crawling (before, the crawl is empty and a process
     // that finds nothing to do rightly ends at once).
+    let started = std::time::Instant::now();
     while !web.requests().iter().any(|r| r.path.starts_with("/p")) {
+        if let Some(status) = first.try_wait().unwrap() {
+            panic!("the first crawl exited ({status}) before fetching a page");
+        }
+        assert!(
+            started.elapsed() < common::COMMAND_DEADLINE,
+            "the first crawl fetched no page"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let second = spawn("warc-2", &[]);
     let wait = |mut child: std::process::Child| {
         tokio::task::spawn_blocking(move || {
-            let status = child.wait().unwrap();
+            let status = common::wait_or_kill(&mut child, common::COMMAND_DEADLINE, "a crawl");
             (status, tokio::time::Instant::now())
         })
     };

@@ -78,7 +78,12 @@ impl Server {
     fn stop(mut self) -> Option<i32> {
         let pid = self.child.id().to_string();
         Command::new("kill").args(["-TERM", &pid]).status().unwrap();
-        self.child.wait().unwrap().code()
+        common::wait_or_kill(
+            &mut self.child,
+            std::time::Duration::from_secs(30),
+            "serve after SIGTERM",
+        )
+        .code()
     }
 }
 

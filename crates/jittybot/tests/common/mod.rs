@@ -4,8 +4,9 @@
 #![allow(dead_code)]
 
 use std::ffi::OsStr;
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::io::{Read, Write};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use testweb::TestWeb;
 
@@ -38,7 +39,56 @@ pub fn jittybot_with_env<S: AsRef<OsStr>>(
         let _ = input.write_all(text.as_bytes());
     }
     drop(input);
-    child.wait_with_output().expect("jittybot exits")
+    // Read both pipes on their own threads so a chatty child never blocks on a full pipe while
+    // the deadline below is watched.
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let out = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let err = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let status = wait_or_kill(&mut child, COMMAND_DEADLINE, "jittybot");
+    Output {
+        status,
+        stdout: out.join().expect("stdout reader"),
+        stderr: err.join().expect("stderr reader"),
+    }
+}
+
+/// The longest any one command of these tests may run: a command that hangs fails its test
+/// with this message instead of hanging the whole suite.
+pub const COMMAND_DEADLINE: Duration = Duration::from_secs(180);
+
+/// Waits for `child` to exit, at most `deadline`; past it the child is killed and the test
+/// fails, naming `what`. Blocking: call it from `spawn_blocking` in async tests that serve.
+pub fn wait_or_kill(child: &mut Child, deadline: Duration, what: &str) -> ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().expect("waiting for a child") {
+            return status;
+        }
+        if start.elapsed() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what} was still running after {deadline:?}: killed");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// The options that let the binary reach `host` on the test web (loopback, pinned by name).
