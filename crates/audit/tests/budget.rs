@@ -6,12 +6,14 @@
 //! The budgets are scaled down to a second or so, on the real clock; the full-size budget is
 //! pinned on the paused clock in `scheduling`.
 
+mod common;
+
 use std::time::{Duration, Instant};
 
-use audit::crawlers::BOT_TOKEN;
 use audit::report::{RobotsStatus, SkipReason};
 use audit::{analyze_with, Analysis, Limits};
-use fetch::{FetchConfig, Fetcher, ResolvePin, RobotsOutcome};
+use common::{config_for, url};
+use fetch::{Fetcher, RobotsOutcome};
 use robots::ProductTokens;
 use testweb::{Reply, TestWeb};
 use url::Url;
@@ -20,20 +22,10 @@ use url::Url;
 /// scheduling tick, a connection closed, the audit of what came back.
 const SLACK: Duration = Duration::from_millis(500);
 
-fn url(text: &str) -> Url {
-    Url::parse(text).expect("a test URL")
-}
-
 /// A fetcher whose one-fetch limit is `total` (as `jittybot --timeout` sets it).
 fn fetcher_within(web: &TestWeb, hosts: &[&str], total: Duration) -> Fetcher {
-    let mut config = FetchConfig::new(BOT_TOKEN, "https://robotstxtparser.example/bot");
-    config.allow_private_addresses = true;
+    let mut config = config_for(web, hosts.iter().copied());
     config.timeouts.total = total;
-    for host in hosts {
-        for pin in web.pins(host) {
-            config.resolve.push(pin.parse::<ResolvePin>().expect("pin"));
-        }
-    }
     Fetcher::new(config).expect("fetcher")
 }
 

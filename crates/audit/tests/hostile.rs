@@ -2,31 +2,14 @@
 //! 101 header lines, headerless deflate, codings not asked for (robots.txt, page, sitemap),
 //! credentials in the analysed URL, a head that writes a directive every two bytes.
 
+mod common;
+
 use std::time::Duration;
 
-use audit::crawlers::BOT_TOKEN;
 use audit::report::RobotsStatus;
 use audit::{analyze, CheckId};
-use fetch::{FetchConfig, Fetcher, ResolvePin};
+use common::{make_fetcher, url, URLSET};
 use testweb::{Reply, TestWeb};
-use url::Url;
-
-fn url(text: &str) -> Url {
-    Url::parse(text).expect("a test URL")
-}
-
-fn make_fetcher(web: &TestWeb, hosts: &[&str]) -> Fetcher {
-    let mut config = FetchConfig::new(BOT_TOKEN, "https://robotstxtparser.example/bot");
-    config.allow_private_addresses = true;
-    for host in hosts {
-        for pin in web.pins(host) {
-            config.resolve.push(pin.parse::<ResolvePin>().expect("pin"));
-        }
-    }
-    Fetcher::new(config).expect("fetcher")
-}
-
-const URLSET: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"></urlset>";
 
 /// Issue 7's hostile answers, through the whole analysis: a robots.txt with 101 header lines
 /// (hyper's default made it "malformed", so everything was disallowed and the site scored F)

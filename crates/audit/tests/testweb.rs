@@ -3,29 +3,16 @@
 //! Timing budgets are scaled down here with [`Limits`] so the tests run on the real clock in
 //! about a second; the full-size budgets are pinned on the paused clock in `scheduling.rs`.
 
+mod common;
+
 use std::time::Duration;
 
 use audit::crawlers::BOT_TOKEN;
 use audit::report::{RobotsStatus, SkipReason};
 use audit::{analyze, analyze_with, CheckId, Limits};
-use fetch::{FetchConfig, Fetcher, ResolvePin};
+use common::{config_for, make_fetcher, url, URLSET};
+use fetch::Fetcher;
 use testweb::{Reply, TestWeb};
-use url::Url;
-
-fn url(text: &str) -> Url {
-    Url::parse(text).expect("a test URL")
-}
-
-fn make_fetcher(web: &TestWeb, hosts: &[&str]) -> Fetcher {
-    let mut config = FetchConfig::new(BOT_TOKEN, "https://robotstxtparser.example/bot");
-    config.allow_private_addresses = true;
-    for host in hosts {
-        for pin in web.pins(host) {
-            config.resolve.push(pin.parse::<ResolvePin>().expect("pin"));
-        }
-    }
-    Fetcher::new(config).expect("fetcher")
-}
 
 fn too_many_redirects_title(analysis: &audit::Analysis) -> String {
     analysis
@@ -35,8 +22,6 @@ fn too_many_redirects_title(analysis: &audit::Analysis) -> String {
         .map(|f| f.title())
         .unwrap_or_default()
 }
-
-const URLSET: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"></urlset>";
 
 /// A site whose robots.txt declares its own sitemap and two on another host, one of them
 /// disallowed there; its page says noindex in a meta tag and noarchive to Googlebot in a header.
@@ -390,10 +375,8 @@ async fn a_refused_address_is_never_contacted_nor_graded() {
     web.site("inside.test")
         .path("/robots.txt")
         .respond(Reply::robots_txt("User-agent: *\nAllow: /\n"));
-    let mut config = FetchConfig::new(BOT_TOKEN, "https://robotstxtparser.example/bot");
-    for pin in web.pins("inside.test") {
-        config.resolve.push(pin.parse::<ResolvePin>().expect("pin"));
-    }
+    let mut config = config_for(&web, ["inside.test"]);
+    config.allow_private_addresses = false;
     let fetcher = Fetcher::new(config).expect("fetcher");
     let error = analyze(&fetcher, &url(&web.http_url("inside.test", "/")))
         .await

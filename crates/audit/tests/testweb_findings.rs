@@ -1,17 +1,13 @@
 //! One crafted site on the test web for each finding that only a fetch can reveal, analysed
 //! through the real fetcher: the finding must be reported, with the site's own evidence.
 
-use audit::crawlers::BOT_TOKEN;
+mod common;
+
 use audit::{analyze, Analysis, CheckId};
-use fetch::{FetchConfig, Fetcher, ResolvePin};
+use common::{config_for, make_fetcher, url, URLSET};
+use fetch::Fetcher;
 use testweb::{Reply, TestWeb};
-use url::Url;
 
-fn url(text: &str) -> Url {
-    Url::parse(text).expect("a test URL")
-}
-
-const URLSET: &str = "<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"></urlset>";
 const GOOD_ROBOTS: &str = "User-agent: *\nDisallow: /admin/\n";
 
 /// A site: its robots.txt reply, and optionally the page's and the sitemap's.
@@ -236,18 +232,11 @@ fn sitemap_sites(web: &TestWeb) -> Vec<Site> {
 }
 
 fn fetcher(web: &TestWeb, sites: &[Site]) -> Fetcher {
-    let mut config = FetchConfig::new(BOT_TOKEN, "https://robotstxtparser.example/bot");
-    config.allow_private_addresses = true;
     let hosts = sites
         .iter()
         .map(|site| site.host)
         .chain(["other-host.test", "down-host.test"]);
-    for host in hosts {
-        for pin in web.pins(host) {
-            config.resolve.push(pin.parse::<ResolvePin>().expect("pin"));
-        }
-    }
-    Fetcher::new(config).expect("fetcher")
+    Fetcher::new(config_for(web, hosts)).expect("fetcher")
 }
 
 fn ids(analysis: &Analysis) -> Vec<CheckId> {
@@ -314,14 +303,7 @@ async fn a_site_that_stops_the_bot_gets_no_further_requests() {
             .respond(Reply::status(status));
         web.site(host).path("/").respond(html(""));
     }
-    let mut config = FetchConfig::new(BOT_TOKEN, "https://robotstxtparser.example/bot");
-    config.allow_private_addresses = true;
-    for host in ["server-error.test", "rate-limited.test"] {
-        for pin in web.pins(host) {
-            config.resolve.push(pin.parse::<ResolvePin>().expect("pin"));
-        }
-    }
-    let fetcher = Fetcher::new(config).expect("fetcher");
+    let fetcher = make_fetcher(&web, &["server-error.test", "rate-limited.test"]);
     for host in ["server-error.test", "rate-limited.test"] {
         analyze(&fetcher, &url(&web.http_url(host, "/")))
             .await
@@ -365,14 +347,7 @@ async fn answers_read_as_a_server_error_score_f() {
         "loop.test",
         "chain.test",
     ];
-    let mut config = FetchConfig::new(BOT_TOKEN, "https://robotstxtparser.example/bot");
-    config.allow_private_addresses = true;
-    for host in names {
-        for pin in web.pins(host) {
-            config.resolve.push(pin.parse::<ResolvePin>().expect("pin"));
-        }
-    }
-    let fetcher = Fetcher::new(config).expect("fetcher");
+    let fetcher = make_fetcher(&web, &names);
     for host in names {
         let analysis = analyze(&fetcher, &url(&web.http_url(host, "/")))
             .await
