@@ -231,14 +231,38 @@ async fn sitemap_lastmod_decides_revisits() {
             ..Batch::default()
         };
         store.commit(&b, &me).await.unwrap();
+        let week = std::time::Duration::from_secs(7 * 86400);
         assert_eq!(
             store
-                .requeue_due(due - SignedDuration::from_secs(1))
+                .requeue_due(due - SignedDuration::from_secs(1), week)
                 .await
                 .unwrap(),
             0
         );
-        assert_eq!(store.requeue_due(due).await.unwrap(), 1);
+        // This run's interval decides: a shorter one makes the page due sooner. URLs that
+        // are never revisited by time (sitemap lastmod, media: next_due NEVER) stay put.
+        let day = std::time::Duration::from_secs(86400);
+        assert_eq!(
+            store
+                .requeue_due(t0() + SignedDuration::from_secs(86399), day)
+                .await
+                .unwrap(),
+            0
+        );
+        assert_eq!(
+            store
+                .requeue_due(t0() + SignedDuration::from_secs(86400), day)
+                .await
+                .unwrap(),
+            1
+        );
+        assert_eq!(st("//s.test/b").await, UrlState::Queued);
+        assert_eq!(
+            st("//s.test/link").await,
+            UrlState::Fetched,
+            "next_due NEVER"
+        );
+        assert_eq!(st("//s.test/a").await, UrlState::Fetched, "next_due NEVER");
     })
     .await;
 }

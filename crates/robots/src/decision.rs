@@ -94,7 +94,7 @@ impl<'r> RuleRef<'r> {
         if self.anchored {
             canonical.push(b'$');
         }
-        Rule::from_canonical(self.line, self.kind, self.pattern.to_owned(), canonical)
+        Rule::from_canonical(self.line, self.kind, self.pattern.into(), canonical)
     }
 }
 

@@ -1,8 +1,11 @@
 //! A whole parsed robots.txt file: groups, sitemaps, diagnostics and its numbered lines.
 
+use std::sync::Arc;
+
 use crate::decision::RuleRef;
 use crate::diagnostics::Diagnostic;
 use crate::rule::{CrawlDelay, EmptyRule, Rule};
+use crate::text::SourceText;
 
 /// A whole parsed robots.txt file, made by [`RobotsTxt::parse`].
 #[derive(Debug, Clone, PartialEq)]
@@ -16,7 +19,7 @@ pub struct RobotsTxt {
     pub(crate) bytes_total: usize,
     /// The bytes that were parsed: after any byte order mark, within the size limit.
     #[cfg_attr(feature = "serde", serde(skip))]
-    pub(crate) text: Box<[u8]>,
+    pub(crate) text: Text,
     /// Where each line starts in `text`, line 1 first.
     #[cfg_attr(feature = "serde", serde(skip))]
     pub(crate) line_starts: Vec<u32>,
@@ -61,11 +64,12 @@ impl RobotsTxt {
     pub fn line(&self, number: usize) -> Option<&[u8]> {
         let index = number.checked_sub(1)?;
         let start = *self.line_starts.get(index)? as usize;
+        let text = self.text.bytes();
         let end = self
             .line_starts
             .get(index + 1)
-            .map_or(self.text.len(), |next| *next as usize);
-        let line = self.text.get(start..end)?;
+            .map_or(text.len(), |next| *next as usize);
+        let line = text.get(start..end)?;
         // A line never contains CR or LF, so what ends it is its terminator.
         let line = line.strip_suffix(b"\n").unwrap_or(line);
         Some(line.strip_suffix(b"\r").unwrap_or(line))
@@ -97,6 +101,24 @@ impl RobotsTxt {
     }
 }
 
+/// The text a full parse read.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Text {
+    /// Valid UTF-8 (nearly every file): shared with the [`SourceText`] pieces of the parse.
+    Shared(Arc<str>),
+    /// Not valid UTF-8: the bytes as they are (each piece of the parse owns its lossy text).
+    Raw(Box<[u8]>),
+}
+
+impl Text {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Text::Shared(text) => text.as_bytes(),
+            Text::Raw(bytes) => bytes,
+        }
+    }
+}
+
 /// One group: user-agent lines and the rules after them.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
@@ -120,8 +142,8 @@ pub struct Group {
 pub struct UserAgent {
     /// 1-based line number.
     pub line: usize,
-    /// The value as written.
-    pub value: String,
+    /// The value as written (a piece of the parse's text, which reads as a `str`).
+    pub value: SourceText,
     /// What the value names.
     pub product: UserAgentProduct,
 }
@@ -136,8 +158,8 @@ pub struct UserAgent {
 pub enum UserAgentProduct {
     /// `*` (alone, or followed only by characters that cannot be part of a token: `*;`).
     Global,
-    /// A product token (the leading run of `[A-Za-z_-]`).
-    Token(String),
+    /// A product token (the leading run of `[A-Za-z_-]`), as written.
+    Token(SourceText),
     /// Nothing: the value was empty, had no product token, or was a `*` followed by a name
     /// (`*libwww*`, see [`crate::DiagnosticKind::StarredUserAgent`]).
     Nothing,

@@ -245,13 +245,20 @@ impl Index {
             };
             placed.push((bucket, entry));
         }
-        let (entries, directories, general) = if bucketed {
+        let (mut entries, directories, general) = if bucketed {
             bucket(placed)
         } else {
-            // Small groups: every rule is tried, in file order.
+            // Small groups: every rule is tried.
             let entries = placed.into_iter().map(|(_, entry)| entry).collect();
             (entries, Default::default(), 0)
         };
+        // The general run in matching order too, so a check stops at the first entry that
+        // cannot beat the best match so far.
+        if let Some(run) = entries.get_mut(general..) {
+            if run.len() > 1 {
+                run.sort_unstable_by_key(|entry| entry.order);
+            }
+        }
         let needs = entries[general..]
             .iter()
             .map(|entry| match entry.wildcard() {
@@ -320,10 +327,15 @@ impl Search<'_> {
         }
     }
 
-    /// Tries `entries[range]`, keeping the best match. `needs` holds byte sets of
-    /// `entries[range.start..]` when the run has them.
+    /// Tries the general run, `entries[range]`, which is in matching order: up to its first
+    /// match, or to the first entry that cannot beat the best so far. `needs` holds byte sets
+    /// of `entries[range.start..]`.
     fn run(&mut self, entries: &[Entry], range: Range<usize>, needs: &[u64]) {
+        let bound = self.best.map_or(u64::MAX, |(best, _)| best);
         for (offset, entry) in entries.get(range).unwrap_or_default().iter().enumerate() {
+            if entry.order >= bound {
+                return;
+            }
             // Most candidates are turned away here, by their first eight bytes.
             if (self.prefix ^ entry.fingerprint) & entry.mask() != 0 {
                 continue;
@@ -332,11 +344,9 @@ impl Search<'_> {
             if need != 0 && need & !*self.has.get_or_insert_with(|| path_byte_set(self.path)) != 0 {
                 continue;
             }
-            if self.best.is_some_and(|(best, _)| entry.order >= best) {
-                continue;
-            }
             if self.matches(*entry) {
                 self.best = Some((entry.order, entry.rule as usize));
+                return;
             }
         }
     }

@@ -46,6 +46,7 @@ mod rule;
 mod select;
 mod store;
 mod target;
+mod text;
 mod tokens;
 
 pub use agent::AgentRules;
@@ -56,4 +57,5 @@ pub use file::{Group, RobotsTxt, Sitemap, UserAgent, UserAgentProduct};
 pub use lines::MAX_ROBOTS_TXT_BYTES;
 pub use rule::{CrawlDelay, EmptyRule, Rule, RuleKind};
 pub use target::TargetError;
+pub use text::SourceText;
 pub use tokens::{product_token, ProductTokenError, ProductTokens, MAX_PREFERRED_TOKENS};

@@ -4,9 +4,9 @@ use std::fmt;
 use std::time::Duration;
 
 use crate::canon::{self, Side};
-use crate::lines;
 use crate::pattern::{self, Shape};
 use crate::target::{self, TargetError};
+use crate::text::SourceText;
 
 /// Whether a rule allows or disallows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -39,8 +39,9 @@ pub struct Rule {
     pub line: usize,
     /// Allow or disallow.
     pub kind: RuleKind,
-    /// The path pattern as written (comment and surrounding whitespace removed).
-    pub pattern: String,
+    /// The path pattern as written (comment and surrounding whitespace removed): a piece of
+    /// the parse's text, which reads as a `str`.
+    pub pattern: SourceText,
     /// The canonical pattern without its anchor, when it differs from `pattern` (most
     /// patterns are written canonically, and then `pattern` serves, saving an allocation).
     #[cfg_attr(feature = "serde", serde(skip))]
@@ -50,11 +51,9 @@ pub struct Rule {
 }
 
 impl Rule {
-    /// Compiles a rule value that starts with `/` or `*`.
-    pub(crate) fn new(line: usize, kind: RuleKind, value: &[u8]) -> Rule {
+    /// Compiles a rule value that starts with `/` or `*`; `pattern` is the value as text.
+    pub(crate) fn new(line: usize, kind: RuleKind, value: &[u8], pattern: SourceText) -> Rule {
         if canon::is_canonical(value, Side::Pattern) {
-            // Canonical text is ASCII.
-            let pattern = lines::lossy_string(value);
             let (shape, _) = Shape::of(value);
             return Rule {
                 line,
@@ -66,14 +65,14 @@ impl Rule {
         }
         let mut canonical = Vec::with_capacity(value.len() + 8);
         canon::canonicalize_into(value, Side::Pattern, &mut canonical);
-        Rule::from_canonical(line, kind, lines::lossy_string(value), canonical)
+        Rule::from_canonical(line, kind, pattern, canonical)
     }
 
     /// A rule from its pattern as written and its canonical pattern (anchor included).
     pub(crate) fn from_canonical(
         line: usize,
         kind: RuleKind,
-        pattern: String,
+        pattern: SourceText,
         mut canonical: Vec<u8>,
     ) -> Rule {
         let (shape, body_len) = Shape::of(&canonical);

@@ -2,7 +2,7 @@
 
 use robots::{
     AgentRules, DiagnosticKind, EmptyRule, GroupSelection, ProductTokens, RobotsTxt, RuleKind,
-    TargetError, MAX_ROBOTS_TXT_BYTES,
+    TargetError, UserAgentProduct, MAX_ROBOTS_TXT_BYTES,
 };
 
 const JITTYBOT: ProductTokens = ProductTokens::JITTYBOT;
@@ -96,6 +96,30 @@ fn invalid_utf8_lines_are_still_read_and_reported() {
     assert!(!agent.is_allowed("/caf%E9"));
     assert!(!agent.is_allowed("/ok"));
     assert!(kinds(file).contains(&(2, DiagnosticKind::InvalidUtf8)));
+    // The full parse keeps the pattern as text (lossily) and matches its bytes as written.
+    let full = RobotsTxt::parse(file);
+    let rule = &full.groups()[0].rules[0];
+    assert_eq!(rule.pattern, "/caf\u{FFFD}");
+    assert_eq!(rule.canonical_pattern(), "/caf%E9");
+    assert_eq!(full.groups()[0].user_agents[0].value, "JittyBot");
+    assert_eq!(full.line(2), Some(&b"Disallow: /caf\xE9"[..]));
+}
+
+#[test]
+fn the_full_parse_keeps_values_as_written() {
+    let file = "User-agent: JittyBot/2.1 (+https://e.com)  # c\nDisallow:  /søk*?q=$ # c\n";
+    let full = RobotsTxt::parse(file.as_bytes());
+    let group = &full.groups()[0];
+    assert_eq!(group.user_agents[0].value, "JittyBot/2.1 (+https://e.com)");
+    assert_eq!(
+        group.user_agents[0].product,
+        UserAgentProduct::Token("JittyBot".into())
+    );
+    assert_eq!(group.rules[0].pattern, "/søk*?q=$");
+    assert_eq!(group.rules[0].pattern.to_string(), "/søk*?q=$");
+    assert_eq!(group.rules[0].canonical_pattern(), "/s%C3%B8k*?q=$");
+    // A clone of the parse reads the same.
+    assert_eq!(full.clone(), full);
 }
 
 #[test]

@@ -22,7 +22,9 @@
 //! # }
 //! ```
 //!
-//! A path's script is played in order, one reply per request; the last reply repeats.
+//! A path's script is played in order, one reply per request; the last reply repeats. A
+//! [`Reply::conditional`] reply answers `If-None-Match` / `If-Modified-Since` with `304` as a
+//! real server does; the log records each request's answer status and body bytes.
 //! Unknown sites and paths answer `404`, unless a generator ([`TestWeb::generate`], e.g.
 //! [`linked_pages`] for a big site of linked pages) makes a reply.
 //!

@@ -27,6 +27,8 @@ pub struct Reply {
     pub(crate) delay: Duration,
     pub(crate) drip: Option<Drip>,
     pub(crate) action: Action,
+    /// Answer conditional requests with `304` when the validators match ([`Reply::conditional`]).
+    pub(crate) conditional: bool,
 }
 
 /// A body sent a piece at a time.
@@ -47,6 +49,7 @@ impl Reply {
             delay: Duration::ZERO,
             drip: None,
             action: Action::Respond,
+            conditional: false,
         }
     }
 
@@ -110,6 +113,39 @@ impl Reply {
         self
     }
 
+    /// Answers conditional requests as an origin server does (RFC 9110 §13.1–13.2):
+    /// `If-None-Match` is compared with the reply's `ETag` (weak comparison, a list, or
+    /// `*`); only when it is absent, `If-Modified-Since` with its `Last-Modified` (not
+    /// modified when the stored date is not earlier). When the condition says "not
+    /// modified", the answer is `304` with the reply's headers but no body (and no
+    /// `Content-Encoding`/`Content-Length` of a body not sent). Without this, validators are
+    /// ignored and the reply is sent as scripted.
+    pub fn conditional(mut self) -> Reply {
+        self.conditional = true;
+        self
+    }
+
+    /// The reply to send for a request with these headers: `304 Not Modified` when the
+    /// reply is [`conditional`](Reply::conditional) and the request's validators match.
+    pub(crate) fn for_request(self, headers: &[(String, String)]) -> Reply {
+        if !self.conditional || !(200..300).contains(&self.status) || !not_modified(&self, headers)
+        {
+            return self;
+        }
+        let mut reply = Reply::status(304);
+        reply.headers = self
+            .headers
+            .iter()
+            .filter(|(n, _)| {
+                !n.eq_ignore_ascii_case("content-encoding")
+                    && !n.eq_ignore_ascii_case("content-length")
+            })
+            .cloned()
+            .collect();
+        reply.delay = self.delay;
+        reply
+    }
+
     /// Gzips the body and says so (`Content-Encoding: gzip`).
     pub fn gzip(mut self) -> Reply {
         let mut encoder = GzEncoder::new(Vec::new(), Compression::best());
@@ -149,5 +185,102 @@ impl Reply {
         let _ = encoder.write_all(&self.body);
         self.body = encoder.finish().unwrap_or_default();
         self.header("Content-Encoding", "deflate")
+    }
+}
+
+/// The first value of header `name` (names as the log keeps them: lower case).
+fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
+}
+
+/// Whether the request's validators say the client's copy of `reply` is current.
+fn not_modified(reply: &Reply, request: &[(String, String)]) -> bool {
+    if let Some(list) = header(request, "if-none-match") {
+        let Some(etag) = header(&reply.headers, "etag") else {
+            return false;
+        };
+        let weak = |t: &str| t.trim().trim_start_matches("W/").to_owned();
+        return list
+            .split(',')
+            .any(|t| t.trim() == "*" || weak(t) == weak(etag));
+    }
+    let (Some(since), Some(modified)) = (
+        header(request, "if-modified-since"),
+        header(&reply.headers, "last-modified"),
+    ) else {
+        return false;
+    };
+    match (
+        httpdate::parse_http_date(since),
+        httpdate::parse_http_date(modified),
+    ) {
+        (Ok(since), Ok(modified)) => modified <= since,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(headers: &[(&str, &str)]) -> Vec<(String, String)> {
+        headers
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn a_conditional_reply_answers_304_when_the_validators_match() {
+        let page = Reply::ok()
+            .header("ETag", "\"v1\"")
+            .header("Last-Modified", "Tue, 01 Dec 2026 10:00:00 GMT")
+            .header("Content-Encoding", "gzip")
+            .body("page")
+            .conditional();
+        let status = |h: &[(&str, &str)]| page.clone().for_request(&request(h)).status;
+        assert_eq!(status(&[]), 200);
+        assert_eq!(status(&[("if-none-match", "\"v1\"")]), 304);
+        assert_eq!(status(&[("if-none-match", "\"v0\", W/\"v1\"")]), 304);
+        assert_eq!(status(&[("if-none-match", "*")]), 304);
+        assert_eq!(status(&[("if-none-match", "\"v2\"")]), 200);
+        // If-None-Match present: If-Modified-Since is not looked at.
+        assert_eq!(
+            status(&[
+                ("if-none-match", "\"v2\""),
+                ("if-modified-since", "Tue, 01 Dec 2026 10:00:00 GMT")
+            ]),
+            200
+        );
+        assert_eq!(
+            status(&[("if-modified-since", "Tue, 01 Dec 2026 10:00:00 GMT")]),
+            304
+        );
+        assert_eq!(
+            status(&[("if-modified-since", "Wed, 02 Dec 2026 10:00:00 GMT")]),
+            304
+        );
+        assert_eq!(
+            status(&[("if-modified-since", "Mon, 30 Nov 2026 10:00:00 GMT")]),
+            200
+        );
+        assert_eq!(status(&[("if-modified-since", "garbage")]), 200);
+        let answer = page
+            .clone()
+            .for_request(&request(&[("if-none-match", "\"v1\"")]));
+        assert!(answer.body.is_empty());
+        assert!(answer.headers.iter().any(|(n, _)| n == "ETag"));
+        assert!(!answer.headers.iter().any(|(n, _)| n == "Content-Encoding"));
+        // Not conditional: validators are ignored.
+        let plain = Reply::ok().header("ETag", "\"v1\"");
+        assert_eq!(
+            plain
+                .for_request(&request(&[("if-none-match", "\"v1\"")]))
+                .status,
+            200
+        );
     }
 }

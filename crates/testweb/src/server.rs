@@ -37,6 +37,10 @@ pub struct RecordedRequest {
     pub headers: Vec<(String, String)>,
     /// The server address it arrived on (which loopback address: which origin).
     pub local: Option<SocketAddr>,
+    /// The status it was answered with (`0`: no HTTP answer, a reset or raw bytes).
+    pub status: u16,
+    /// The body bytes it was answered with, as sent (before any client decoding).
+    pub body_bytes: usize,
 }
 
 impl RecordedRequest {
@@ -389,9 +393,25 @@ async fn handle(
     tls: bool,
     local: Option<SocketAddr>,
 ) -> Result<hyper::Response<Body>, Infallible> {
-    let recorded = record(&request, tls, local);
-    let reply =
-        choose_reply(&state, recorded).unwrap_or_else(|| Reply::status(404).body("not found"));
+    let mut recorded = record(&request, tls, local);
+    let (host, path) = (recorded.host.clone(), recorded.path.clone());
+    let reply = choose_reply(&state, (tls, host, path))
+        .unwrap_or_else(|| Reply::status(404).body("not found"));
+    let reply = reply.for_request(&recorded.headers);
+    recorded.status = match reply.action {
+        Action::Respond => reply.status,
+        Action::Reset | Action::Raw(_) => 0,
+    };
+    recorded.body_bytes = match &reply.drip {
+        None => reply.body.len(),
+        Some(drip) => drip.chunk.len() * drip.count,
+    };
+    {
+        let mut locked = lock(&state);
+        if !locked.no_log {
+            locked.requests.push(recorded);
+        }
+    }
     if !reply.delay.is_zero() {
         tokio::time::sleep(reply.delay).await;
     }
@@ -443,18 +463,19 @@ fn record(
             })
             .collect(),
         local,
+        status: 0,
+        body_bytes: 0,
     }
 }
 
-/// Logs the request and picks its reply: the route for this scheme, else for any scheme (the
-/// next of its replies, the last repeating), else the first generator that answers.
-fn choose_reply(state: &Arc<Mutex<State>>, recorded: RecordedRequest) -> Option<Reply> {
-    let (host, path) = (recorded.host.clone(), recorded.path.clone());
-    let tls = recorded.tls;
+/// Picks the reply to a request (over TLS or not, host, path): the route for this scheme,
+/// else for any scheme (the next of its replies, the last repeating), else the first
+/// generator that answers.
+fn choose_reply(
+    state: &Arc<Mutex<State>>,
+    (tls, host, path): (bool, String, String),
+) -> Option<Reply> {
     let mut state = lock(state);
-    if !state.no_log {
-        state.requests.push(recorded);
-    }
     let key = if state
         .routes
         .contains_key(&(Some(tls), host.clone(), path.clone()))

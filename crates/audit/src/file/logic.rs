@@ -36,7 +36,7 @@ fn named_tokens(robots: &RobotsTxt) -> (Vec<NamedToken>, Vec<usize>) {
                     }
                     let slot = *index.entry(key).or_insert_with(|| {
                         tokens.push(NamedToken {
-                            spelling: token.clone(),
+                            spelling: token.to_string(),
                             group_lines: Vec::new(),
                             group_indices: Vec::new(),
                         });

@@ -43,7 +43,7 @@ fn agents_of(group: &Group) -> Vec<String> {
     group
         .user_agents
         .iter()
-        .map(|agent| agent.value.clone())
+        .map(|agent| agent.value.to_string())
         .collect()
 }
 
@@ -54,7 +54,8 @@ pub(super) fn agent_list_split(
     group_line: usize,
     crawl_delay_line: usize,
 ) -> Finding {
-    let agent = user_agent_at(robots, line).map_or_else(String::new, |agent| agent.value.clone());
+    let agent =
+        user_agent_at(robots, line).map_or_else(String::new, |agent| agent.value.to_string());
     let joined_agents = group_at(robots, group_line)
         .map(agents_of)
         .unwrap_or_default();
@@ -73,7 +74,8 @@ pub(super) fn agent_list_split(
 
 /// A user-agent value that starts with `*` and names something.
 pub(super) fn starred_user_agent(robots: &RobotsTxt, line: usize, name: &str) -> Finding {
-    let value = user_agent_at(robots, line).map_or_else(String::new, |agent| agent.value.clone());
+    let value =
+        user_agent_at(robots, line).map_or_else(String::new, |agent| agent.value.to_string());
     let group = group_at(robots, line);
     let rules = group.map_or(0, |group| group.rules.len());
     Finding::new(

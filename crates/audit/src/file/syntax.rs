@@ -141,8 +141,10 @@ fn diagnostic_finding(
         }
         DiagnosticKind::UnknownField { field } => field_finding(field, at_line),
         DiagnosticKind::UserAgentNotAToken { token } => {
-            let value = user_agent_at(robots, line)
-                .map_or_else(|| field_value(robots, line), |agent| agent.value.clone());
+            let value = user_agent_at(robots, line).map_or_else(
+                || field_value(robots, line),
+                |agent| agent.value.to_string(),
+            );
             let full_string = value.contains('(')
                 || value.contains(';')
                 || value.to_ascii_lowercase().starts_with("mozilla/");

@@ -331,7 +331,7 @@ impl Crawler {
 
 async fn run(ctx: &Arc<Ctx>, seeds: &[NormalUrl]) -> Result<EndReason, CrawlError> {
     let now = Timestamp::now();
-    ctx.store.requeue_due(now).await?;
+    ctx.store.requeue_due(now, ctx.config.revisit_after).await?;
     ctx.store.retry_failed().await?;
     let events = ctx.places.load().await?;
     ctx.emit_all(events);

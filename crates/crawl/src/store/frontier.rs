@@ -295,10 +295,27 @@ impl Store {
     }
 
     /// Queue again every fetched URL due for a revisit by `now`; returns how many.
-    pub async fn requeue_due(&self, now: Timestamp) -> Result<u64, DbError> {
-        let sql = "UPDATE crawl_urls SET state = 0 WHERE state = 2 AND next_due <= $1";
-        with_pool!(&self.db, pool => sqlx::query(sql).bind(millis(now)).execute(pool).await.map(|r| r.rows_affected()))
-            .map_err(DbError::query("requeue due URLs"))
+    ///
+    /// A URL revisited by time (its `next_due` is not [`super::NEVER`]: not media, not a
+    /// sitemap URL with a `lastmod`) is due once `revisit_after` has passed since its last
+    /// fetch, by *this* run's `--revisit-after`: the interval the operator gives now
+    /// decides, not the one of the run that fetched it (its `next_due`, kept for status).
+    pub async fn requeue_due(
+        &self,
+        now: Timestamp,
+        revisit_after: std::time::Duration,
+    ) -> Result<u64, DbError> {
+        let interval = i64::try_from(revisit_after.as_millis()).unwrap_or(i64::MAX);
+        let fetched_by = millis(now).saturating_sub(interval);
+        let sql = "UPDATE crawl_urls SET state = 0 WHERE state = 2 AND next_due <> $1 \
+                   AND fetched_at <= $2";
+        with_pool!(&self.db, pool => sqlx::query(sql)
+            .bind(super::NEVER)
+            .bind(fetched_by)
+            .execute(pool)
+            .await
+            .map(|r| r.rows_affected()))
+        .map_err(DbError::query("requeue due URLs"))
     }
 
     /// Queue every seed site's sitemaps entry again: each run reads sitemaps first

@@ -1,15 +1,19 @@
 //! The full parse: every group, every sitemap, every diagnostic, and the numbered lines.
 
+use std::sync::Arc;
+
 use super::{usable_pattern, walk, Opening, Sink, Unusable};
 use crate::diagnostics::{Diagnostic, DiagnosticKind};
-use crate::file::{Group, RobotsTxt, Sitemap, UserAgent, UserAgentProduct};
+use crate::file::{Group, RobotsTxt, Sitemap, Text, UserAgent, UserAgentProduct};
 use crate::lines::{self, Bom, Directive, Line, Product};
 use crate::rule::{CrawlDelay, EmptyRule, Rule, RuleKind};
+use crate::text::SourceText;
 
 #[derive(Default)]
 struct FullSink {
-    /// The whole body is valid UTF-8, so no line needs checking.
-    valid_utf8: bool,
+    /// The body, when it is valid UTF-8 (so no line needs checking): the state machine walks
+    /// these very bytes, and rule patterns and user-agent values are pieces of it.
+    source: Option<Arc<str>>,
     groups: Vec<Group>,
     sitemaps: Vec<Sitemap>,
     diagnostics: Vec<Diagnostic>,
@@ -18,13 +22,29 @@ struct FullSink {
 }
 
 impl FullSink {
+    /// `piece` (a slice of the bytes being walked) as text: a piece of the shared source when
+    /// the body is valid UTF-8, an owned lossy copy otherwise.
+    fn text(&self, piece: &[u8]) -> SourceText {
+        if let Some(source) = &self.source {
+            // Where `piece` lies in `source`: only a slice of it can start inside it.
+            let base = source.as_ptr() as usize;
+            let start = (piece.as_ptr() as usize).checked_sub(base);
+            let shared = start.and_then(|start| {
+                SourceText::shared(source, start..start.checked_add(piece.len())?)
+            });
+            if let Some(shared) = shared {
+                return shared;
+            }
+        }
+        SourceText::from(lines::lossy_string(piece))
+    }
+
     fn report(&mut self, line: usize, kind: DiagnosticKind, raw: &[u8]) {
         self.diagnostics.push(Diagnostic::new(line, kind, raw));
     }
 
     /// What a user-agent value names, reporting what is odd about it.
     fn product(&mut self, line: usize, raw: &[u8], value: &[u8]) -> UserAgentProduct {
-        let lossy = lines::lossy_string;
         match lines::product(value) {
             Product::Global => {
                 if value.len() > 1 {
@@ -34,17 +54,16 @@ impl FullSink {
                 UserAgentProduct::Global
             }
             Product::Token(token) => {
-                let token = lossy(token);
                 if token.len() < value.len() {
                     let kind = DiagnosticKind::UserAgentNotAToken {
-                        token: token.clone(),
+                        token: lines::lossy_string(token),
                     };
                     self.report(line, kind, raw);
                 }
-                UserAgentProduct::Token(token)
+                UserAgentProduct::Token(self.text(token))
             }
             Product::StarredName(name) => {
-                let name = lossy(name);
+                let name = lines::lossy_string(name);
                 self.report(line, DiagnosticKind::StarredUserAgent { name }, raw);
                 UserAgentProduct::Nothing
             }
@@ -64,7 +83,7 @@ impl<'a> Sink<'a> for FullSink {
     fn line(&mut self, line: &Line<'a>) {
         self.line_starts
             .push(u32::try_from(line.start).unwrap_or(u32::MAX));
-        if !self.valid_utf8 && std::str::from_utf8(line.raw).is_err() {
+        if self.source.is_none() && std::str::from_utf8(line.raw).is_err() {
             self.report(line.number, DiagnosticKind::InvalidUtf8, line.raw);
         }
     }
@@ -89,10 +108,11 @@ impl<'a> Sink<'a> for FullSink {
             });
         }
         let product = self.product(line, raw, value);
+        let value = self.text(value);
         if let Some(group) = self.groups.last_mut() {
             group.user_agents.push(UserAgent {
                 line,
-                value: lines::lossy_string(value),
+                value,
                 product,
             });
         }
@@ -109,7 +129,7 @@ impl<'a> Sink<'a> for FullSink {
             }
             Err(Unusable::NotAPath) => self.report(line, DiagnosticKind::PatternNotAPath, raw),
             Ok(()) => {
-                let rule = Rule::new(line, kind, value);
+                let rule = Rule::new(line, kind, value, self.text(value));
                 if !rule.written_canonically() {
                     if let Some(dollar) = memchr::memchr(b'$', value) {
                         if dollar + 1 < value.len() {
@@ -185,8 +205,9 @@ impl RobotsTxt {
     /// fails: see [`RobotsTxt::diagnostics`] for what was ignored.
     pub fn parse(robots_txt: &[u8]) -> RobotsTxt {
         let prepared = lines::prepare(robots_txt);
+        let source: Option<Arc<str>> = std::str::from_utf8(prepared.body).ok().map(Arc::from);
         let mut sink = FullSink {
-            valid_utf8: std::str::from_utf8(prepared.body).is_ok(),
+            source: source.clone(),
             ..FullSink::default()
         };
         match prepared.bom {
@@ -194,7 +215,9 @@ impl RobotsTxt {
             Bom::Whole => sink.report(1, DiagnosticKind::ByteOrderMark, b""),
             Bom::Partial => sink.report(1, DiagnosticKind::PartialByteOrderMark, b""),
         }
-        walk(prepared.body, &mut sink);
+        // Walk the shared copy, so that the pieces the sink keeps are slices of it.
+        let body = source.as_deref().map_or(prepared.body, str::as_bytes);
+        walk(body, &mut sink);
         let after_last = sink.line_starts.len() + 1;
         if prepared.cut_line {
             sink.report(after_last, DiagnosticKind::LineCutByLimit, b"");
@@ -212,7 +235,10 @@ impl RobotsTxt {
             lines: sink.line_starts.len(),
             bytes_read: robots_txt.len() - prepared.ignored_bytes,
             bytes_total: robots_txt.len(),
-            text: prepared.body.into(),
+            text: match source {
+                Some(source) => Text::Shared(source),
+                None => Text::Raw(prepared.body.into()),
+            },
             line_starts: sink.line_starts,
         }
     }
