@@ -207,6 +207,7 @@ fn provided_report(file: ProvidedFile<'_>, robots: &RobotsTxt, url: Option<Url>)
         truncated: file.cut || file.body.len() > ROBOTS_TXT_MAX_BYTES,
         body: String::from_utf8_lossy(kept).into_owned(),
         body_is_utf8: std::str::from_utf8(kept).is_ok(),
+        raw_body: std::str::from_utf8(kept).is_err().then(|| kept.to_vec()),
         x_robots_tag: Vec::new(),
         error: None,
         error_kind: None,

@@ -30,6 +30,7 @@ pub(crate) fn robots_report(fetched: &RobotsFetch, robots: &RobotsTxt) -> Robots
         truncated: fetched.truncated,
         body: String::from_utf8_lossy(body).into_owned(),
         body_is_utf8: std::str::from_utf8(body).is_ok(),
+        raw_body: std::str::from_utf8(body).is_err().then(|| body.to_vec()),
         x_robots_tag: fetched.x_robots_tag.clone(),
         error: fetched.error.as_ref().map(FetchError::full_message),
         error_kind: fetched.error.as_ref().map(FetchError::kind),

@@ -58,6 +58,22 @@ impl From<fetch::RobotsOutcome> for RobotsStatus {
     }
 }
 
+impl RobotsReport {
+    /// The body exactly as received (up to [`fetch::ROBOTS_TXT_MAX_BYTES`]): the raw bytes
+    /// when they are not valid UTF-8, else `body`'s.
+    pub fn body_bytes(&self) -> &[u8] {
+        self.raw_body.as_deref().unwrap_or(self.body.as_bytes())
+    }
+
+    /// Set the body from bytes as received: `body` their text (lossy when they are not UTF-8),
+    /// `raw_body` the bytes themselves when that text is not exact.
+    pub fn set_body_bytes(&mut self, bytes: &[u8]) {
+        self.body = String::from_utf8_lossy(bytes).into_owned();
+        self.body_is_utf8 = std::str::from_utf8(bytes).is_ok();
+        self.raw_body = (!self.body_is_utf8).then(|| bytes.to_vec());
+    }
+}
+
 /// One redirect followed (stored in the report's own shape, whatever the fetcher's becomes).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Hop {
@@ -96,6 +112,11 @@ pub struct RobotsReport {
     pub body: String,
     /// Whether the body was valid UTF-8.
     pub body_is_utf8: bool,
+    /// The body's bytes as received when they are not valid UTF-8 (`body` is then a lossy
+    /// reading of them); `None` when `body` is exact. Not serialised: a store keeps the bytes
+    /// in a column of their own ([`RobotsReport::body_bytes`]) and puts them back here.
+    #[serde(skip)]
+    pub raw_body: Option<Vec<u8>>,
     /// Every `X-Robots-Tag` header of the response.
     pub x_robots_tag: Vec<String>,
     /// Why the request failed, if it did.

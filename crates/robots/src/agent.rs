@@ -73,12 +73,18 @@ impl AgentRules {
     }
 
     fn view(&self, position: usize) -> RuleRef<'_> {
+        // The canonical pattern found once gives both the body and the anchor.
+        let canonical = self.store.canonical(position);
+        let (body, anchored) = match canonical.split_last() {
+            Some((b'$', body)) => (body, true),
+            _ => (canonical, false),
+        };
         RuleRef::new(
             self.store.line(position),
             self.store.kind(position),
             self.store.pattern(position),
-            self.store.body(position),
-            self.store.anchored(position),
+            body,
+            anchored,
         )
     }
 

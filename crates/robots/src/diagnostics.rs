@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use crate::text::SourceText;
+
 /// One thing the parser ignored, repaired or found suspicious.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
@@ -11,25 +13,26 @@ pub struct Diagnostic {
     /// What was found, in machine-readable form.
     #[cfg_attr(feature = "serde", serde(flatten))]
     pub kind: DiagnosticKind,
-    /// The line as written (lossily decoded, cut to [`Diagnostic::MAX_TEXT_CHARS`] characters).
-    pub text: String,
+    /// The line as written (lossily decoded, cut to [`Diagnostic::MAX_TEXT_CHARS`] characters):
+    /// a piece of the parse's text, which reads as a `str`.
+    pub text: SourceText,
 }
 
 impl Diagnostic {
     /// The longest excerpt of a line kept in [`Diagnostic::text`].
     pub const MAX_TEXT_CHARS: usize = 200;
 
-    pub(crate) fn new(line: usize, kind: DiagnosticKind, raw: &[u8]) -> Diagnostic {
-        // Up to MAX_TEXT_CHARS bytes are at most that many characters: no need to count.
-        let text = if raw.len() <= Self::MAX_TEXT_CHARS {
-            crate::lines::lossy_string(raw)
-        } else {
-            String::from_utf8_lossy(raw)
-                .chars()
-                .take(Self::MAX_TEXT_CHARS)
-                .collect()
-        };
+    pub(crate) fn new(line: usize, kind: DiagnosticKind, text: SourceText) -> Diagnostic {
         Diagnostic { line, kind, text }
+    }
+
+    /// The excerpt kept of a line of more than [`Diagnostic::MAX_TEXT_CHARS`] bytes (shorter
+    /// lines are kept whole: that many bytes are at most that many characters).
+    pub(crate) fn excerpt(raw: &[u8]) -> String {
+        String::from_utf8_lossy(raw)
+            .chars()
+            .take(Self::MAX_TEXT_CHARS)
+            .collect()
     }
 }
 
@@ -72,7 +75,7 @@ pub enum DiagnosticKind {
     /// A field other than user-agent, allow, disallow, sitemap and crawl-delay; ignored.
     UnknownField {
         /// The field name as written.
-        field: String,
+        field: SourceText,
     },
     /// An allow or disallow line before any user-agent line; ignored.
     RuleOutsideGroup,
@@ -89,7 +92,7 @@ pub enum DiagnosticKind {
     /// character read it as `*`, and would apply its rules to every crawler.
     StarredUserAgent {
         /// The first token-like run after the `*` (`OrkashBot`).
-        name: String,
+        name: SourceText,
     },
     /// A user-agent line that opens a new group only because a crawl-delay stands between it
     /// and the user-agent lines above (this line). JittyBot closes the list of user-agents at a
@@ -106,7 +109,7 @@ pub enum DiagnosticKind {
     /// (`JittyBot/1.0` means `JittyBot`; a full browser-style string means its first word).
     UserAgentNotAToken {
         /// The product token the value was reduced to.
-        token: String,
+        token: SourceText,
     },
     /// An allow or disallow line with an empty value; it adds no rule (it still ends the
     /// list of user-agents above it).

@@ -84,26 +84,24 @@ struct Directory {
 }
 
 impl Directory {
-    /// A directory over `counts` (entries per key, 256 of them), whose entries start at
-    /// `offset`.
-    fn build(counts: &[u32], offset: usize) -> Directory {
-        let mut present = [0u64; 4];
-        for (word, chunk) in present.iter_mut().zip(counts.chunks_exact(64)) {
-            *word = chunk
-                .iter()
-                .rev()
-                .fold(0, |word, &count| word << 1 | u64::from(count > 0));
-        }
+    /// The directory of one keyed run. `present` marks the run's keys; `next` holds how many
+    /// entries each key of the run has, and becomes where each key's entries start, counted
+    /// from `total`, which moves past the run's entries. Only present keys are visited: most
+    /// groups use a few dozen of the 256.
+    fn build(present: [u64; 4], next: &mut [u32], total: &mut u32) -> Directory {
         let keys: u32 = present.iter().map(|word| word.count_ones()).sum();
         let mut starts = Vec::with_capacity(keys as usize + 1);
-        let mut next = to_u32(offset);
-        starts.push(next);
+        starts.push(*total);
         for (word_index, &word) in present.iter().enumerate() {
             let mut word = word;
             while word != 0 {
                 let key = word_index * 64 + word.trailing_zeros() as usize;
-                next += counts.get(key).copied().unwrap_or(0);
-                starts.push(next);
+                if let Some(slot) = next.get_mut(key) {
+                    let count = *slot;
+                    *slot = *total;
+                    *total += count;
+                }
+                starts.push(*total);
                 word &= word - 1;
             }
         }
@@ -167,26 +165,30 @@ fn bucket_of(run: Run, key: u8) -> usize {
     }
 }
 
-/// Sorts placed entries by bucket (a counting sort, keeping file order within a bucket): the
-/// entries, the directories of the three keyed runs, and where the general run starts.
+/// Sorts placed entries by bucket (a counting sort, keeping file order within a bucket, then
+/// each keyed bucket in matching order): the entries, the directories of the three keyed runs,
+/// and where the general run starts.
 fn bucket(placed: Vec<(u16, Entry)>) -> (Box<[Entry]>, [Directory; 3], usize) {
     let mut next = [0u32; BUCKETS];
+    let mut present = [[0u64; 4]; 3];
     for (bucket, _) in &placed {
-        next[usize::from(*bucket)] += 1;
+        let bucket = usize::from(*bucket);
+        if let Some(count) = next.get_mut(bucket) {
+            *count += 1;
+        }
+        if let Some(run) = present.get_mut(bucket / 256) {
+            let key = bucket % 256;
+            run[key / 64] |= 1 << (key % 64);
+        }
     }
-    // Counts become starts; the directories read the counts first.
-    let directories = [0, 1, 2].map(|run| {
-        let counts = &next[run * 256..(run + 1) * 256];
-        let offset: u32 = next[..run * 256].iter().sum();
-        Directory::build(counts, offset as usize)
-    });
+    // Counts become starts, run by run, present keys only; the general run comes last.
     let mut total = 0u32;
-    for slot in next.iter_mut() {
-        let count = *slot;
-        *slot = total;
-        total += count;
-    }
-    let general = next[BUCKETS - 1] as usize;
+    let directories = [0, 1, 2].map(|run| {
+        let counts = &mut next[run * 256..(run + 1) * 256];
+        Directory::build(present[run], counts, &mut total)
+    });
+    let general = total as usize;
+    next[BUCKETS - 1] = total;
     let filler = Entry {
         fingerprint: 0,
         order: 0,

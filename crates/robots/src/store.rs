@@ -129,12 +129,6 @@ impl RuleStore {
         self.arena().get(start..end).unwrap_or_default()
     }
 
-    /// Whether the pattern ends in the `$` anchor (in canonical form a raw `$` only ever ends
-    /// a pattern, as its anchor).
-    pub(crate) fn anchored(&self, position: usize) -> bool {
-        self.canonical(position).last() == Some(&b'$')
-    }
-
     /// Rule `position`'s canonical body, without the anchor.
     pub(crate) fn body(&self, position: usize) -> &[u8] {
         let canonical = self.canonical(position);

@@ -152,7 +152,7 @@ macro_rules! eq_with {
     )*};
 }
 
-eq_with!(str, &str, String);
+eq_with!(str, &str, String, std::borrow::Cow<'_, str>);
 
 #[cfg(feature = "serde")]
 impl serde::Serialize for SourceText {

@@ -1,9 +1,15 @@
 //! Analyses run on threads of their own.
 //!
-//! `audit::analyze_with`'s future is not `Send` (the page's HTML tokenizer keeps
-//! single-threaded buffers across awaits), so it cannot be spawned on the server's
-//! multi-threaded runtime. Each of [`WORKERS`] threads runs a single-threaded runtime that takes
-//! one analysis at a time from a shared queue; callers await the answer from any runtime.
+//! `audit::analyze_with`'s future is not `Send`, and the cause is not small: the page's head
+//! is read while its body streams in (`page::scan::HeadScanner`, so the download stops where
+//! the head ends), and that scanner is html5ever's tokenizer, whose buffers are `StrTendril`s
+//! with a non-atomic reference count (`!Send` by design). The scanner has to live across the
+//! awaits between body chunks, so the future holds it. Making it `Send` would mean an
+//! `unsafe impl` over html5ever's internals, buffering the whole page before tokenizing (losing
+//! the early stop), or a tokenizer thread per page; instead, each of [`WORKERS`] threads runs a
+//! single-threaded runtime that takes one analysis at a time from a shared queue, and callers
+//! await the answer from any runtime. `icon::find_icon` reads the home page's icon links with
+//! the same scanner, so `icons::FetchedIcons` runs it on a thread of its own.
 
 use std::sync::Arc;
 

@@ -63,6 +63,11 @@ pub const RETENTION_MONTHS: i8 = 6;
 pub const MAINTENANCE_EVERY: Duration = HOUR;
 /// The maintenance lease (one process folds at a time).
 pub const MAINTENANCE_LEASE: Duration = Duration::from_secs(30 * 60);
+/// Reports folded per write transaction by the retention pass (whole domains: a batch closes
+/// at the first domain that reaches it). Large enough that a million reports take a few
+/// hundred transactions, small enough that one holds SQLite's write lock for a fraction of a
+/// second.
+pub const FOLD_BATCH_REPORTS: usize = 5_000;
 
 /// A domain's icon is looked for again when it is this old (the icon crate's policy) ...
 pub const ICON_REFRESH: Duration = icon::ICON_REFRESH_AGE.unsigned_abs();

@@ -9,13 +9,29 @@ use db::{Migration, Schema};
 /// summaries.
 pub static SCHEMA: Schema = Schema {
     name: "service",
-    migrations: &[Migration {
-        version: 1,
-        name: "reports, jobs, domains, sites, schedule, summaries",
-        sqlite: SQLITE_V1,
-        postgres: POSTGRES_V1,
-    }],
+    migrations: &[
+        Migration {
+            version: 1,
+            name: "reports, jobs, domains, sites, schedule, summaries",
+            sqlite: SQLITE_V1,
+            postgres: POSTGRES_V1,
+        },
+        Migration {
+            version: 2,
+            name: "index of finished reports by URL",
+            sqlite: CURRENT_INDEX_V2,
+            postgres: CURRENT_INDEX_V2,
+        },
+    ],
 };
+
+/// Every URL's newest finished report (the ranking, the pages' current reports, the previous
+/// report of a URL, retention's "is there a newer one") read from the index alone: without it
+/// each of those reads the table row of every report to check `is_paste` and `state`.
+const CURRENT_INDEX_V2: &str = "
+CREATE INDEX service_reports_done_url ON service_reports (url, created_at)
+    WHERE is_paste = FALSE AND state = 'done';
+";
 
 const SQLITE_V1: &str = "
 CREATE TABLE service_reports (

@@ -118,17 +118,93 @@ async fn a_failure_midway_leaves_each_domain_either_folded_or_untouched() {
         db::with_pool!(store.db(), pool => db::sqlx::raw_sql(boom).execute(pool).await.map(drop))
             .unwrap();
         assert!(store.retention(day(320), false).await.is_err());
-        // a.test (folded before the failure): summary, no old reports.
-        assert_eq!(store.summaries("a.test").await.unwrap()[0].reports, 2);
-        assert_eq!(store.domain_reports("a.test", 10).await.unwrap().1, 1);
-        // boom.test: its transaction rolled back: every report, no summary.
-        assert!(store.summaries("boom.test").await.unwrap().is_empty());
-        assert_eq!(store.domain_reports("boom.test", 10).await.unwrap().1, 3);
-        assert_eq!(
-            store.domain_reports("c.test", 10).await.unwrap().1,
-            3,
-            "not reached"
-        );
+        // The three domains are one batch (far under FOLD_BATCH_REPORTS): it rolled back
+        // whole, summaries and URL hashes included. Every report is there, no summary.
+        for domain in ["a.test", "boom.test", "c.test"] {
+            assert!(store.summaries(domain).await.unwrap().is_empty(), "{domain}");
+            assert_eq!(store.domain_reports(domain, 10).await.unwrap().1, 3, "{domain}");
+        }
+        // Once the cause is gone, the next pass folds everything exactly once (no URL hash
+        // left behind by the failed pass inflates the distinct-URL count).
+        let drop_boom = "DROP TRIGGER boom";
+        let drop_boom = match store.db() {
+            db::Db::Sqlite(_) => drop_boom.to_owned(),
+            db::Db::Postgres(_) => format!("{drop_boom} ON service_monthly"),
+        };
+        db::with_pool!(store.db(), pool => db::sqlx::raw_sql(&drop_boom).execute(pool).await.map(drop))
+            .unwrap();
+        assert_eq!(store.retention(day(320), false).await.unwrap().folded, 6);
+        for domain in ["a.test", "boom.test", "c.test"] {
+            let months = store.summaries(domain).await.unwrap();
+            assert_eq!(months.len(), 1, "{domain}");
+            assert_eq!((months[0].reports, months[0].urls), (2, 1), "{domain}");
+            assert_eq!((months[0].best, months[0].lowest), (60, 50), "{domain}");
+            assert_eq!(store.domain_reports(domain, 10).await.unwrap().1, 1, "{domain}");
+        }
     })
     .await;
+}
+
+/// More domains than one transaction folds: every batch is written, the counts add up.
+#[tokio::test(flavor = "multi_thread")]
+async fn many_domains_fold_across_batches() {
+    on_both_backends(|target| async move {
+        let store = Store::open(&target).await.unwrap();
+        // Two old reports per URL and one new: each domain folds 2 reports (of 2 URLs, in one
+        // month); batches close every FOLD_BATCH_REPORTS reports.
+        let domains = service::limits::FOLD_BATCH_REPORTS / 2 + 3;
+        let mut rows = Vec::new();
+        for n in 0..domains {
+            for path in ["/", "/b"] {
+                let url = format!("https://d{n}.test{path}");
+                rows.push((format!("d{n}.test"), url.clone(), day(1), 40));
+                rows.push((format!("d{n}.test"), url, day(300), 80));
+            }
+        }
+        insert_done(&store, &rows).await;
+        let out = store.retention(day(320), false).await.unwrap();
+        assert_eq!(out.folded as usize, domains * 2);
+        assert_eq!(out.domains as usize, domains);
+        for n in [0, domains / 2, domains - 1] {
+            let months = store.summaries(&format!("d{n}.test")).await.unwrap();
+            assert_eq!(months.len(), 1);
+            assert_eq!((months[0].reports, months[0].urls), (2, 2));
+        }
+    })
+    .await;
+}
+
+/// Done reports written straight into the table (domain, URL, time, score), 400 per statement:
+/// thousands of rows in a moment.
+async fn insert_done(store: &Store, rows: &[(String, String, jiff::Timestamp, i64)]) {
+    for chunk in rows.chunks(400) {
+        let values: Vec<String> = (0..chunk.len())
+            .map(|r| {
+                let p = |k: usize| format!("${}", r * 5 + k);
+                format!(
+                    "({}, {}, {}, FALSE, 'done', {}, {}, TRUE)",
+                    p(1),
+                    p(2),
+                    p(3),
+                    p(4),
+                    p(5)
+                )
+            })
+            .collect();
+        let sql = format!(
+            "INSERT INTO service_reports (id, domain, url, is_paste, state, created_at, score, \
+             indexable) VALUES {}",
+            values.join(", ")
+        );
+        db::with_pool!(store.db(), pool => {
+            let mut query = db::sqlx::query(&sql);
+            for (domain, url, at, score) in chunk {
+                let id = service::ReportId::random().unwrap();
+                query = query.bind(id.to_string()).bind(domain.clone()).bind(url.clone())
+                    .bind(at.as_millisecond()).bind(*score);
+            }
+            query.execute(pool).await.map(drop)
+        })
+        .unwrap();
+    }
 }

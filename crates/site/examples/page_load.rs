@@ -17,12 +17,9 @@
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use audit::{Analysis, Grade};
-use http_body_util::{BodyExt, Empty};
-use hyper_util::client::legacy::Client;
-use hyper_util::rt::TokioExecutor;
 use jiff::{SignedDuration, Timestamp};
 use site::stats::{Stats, StatsBuilder};
 use site::{
@@ -33,6 +30,9 @@ use url::Url;
 
 #[path = "../../../testdata/corpus/reader.rs"]
 mod corpus;
+/// The fixed-rate load generator, shared with the service's `load` example.
+#[path = "../../service/examples/load/rate.rs"]
+mod rate;
 
 /// Requests per second for each page.
 const RATE: u64 = 500;
@@ -228,60 +228,6 @@ impl SiteData for Synthetic {
     }
 }
 
-struct Figures {
-    p50: Duration,
-    p99: Duration,
-    max: Duration,
-    bytes: usize,
-    errors: usize,
-}
-
-async fn load(addr: SocketAddr, paths: Vec<String>, seconds: u64) -> Figures {
-    let client: Client<_, Empty<bytes::Bytes>> = Client::builder(TokioExecutor::new()).build_http();
-    let total = (RATE * seconds) as usize;
-    let interval = Duration::from_nanos(1_000_000_000 / RATE);
-    let start = tokio::time::Instant::now();
-    let mut tasks = Vec::with_capacity(total);
-    for n in 0..total {
-        let scheduled = start + interval * n as u32;
-        tokio::time::sleep_until(scheduled).await;
-        let uri: http::Uri = format!("http://{addr}{}", paths[n % paths.len()])
-            .parse()
-            .expect("a URI");
-        let client = client.clone();
-        tasks.push(tokio::spawn(async move {
-            let answer = client.get(uri).await;
-            let (ok, bytes) = match answer {
-                Ok(response) => {
-                    let ok = response.status().is_success();
-                    let body = response.into_body().collect().await;
-                    (ok, body.map(|b| b.to_bytes().len()).unwrap_or(0))
-                }
-                Err(_) => (false, 0),
-            };
-            (scheduled.elapsed(), ok, bytes)
-        }));
-    }
-    let mut latencies = Vec::with_capacity(total);
-    let (mut bytes, mut errors) = (0, 0);
-    for task in tasks {
-        if let Ok((latency, ok, size)) = task.await {
-            latencies.push(latency);
-            bytes = bytes.max(size);
-            errors += usize::from(!ok);
-        }
-    }
-    latencies.sort();
-    let at = |q: f64| latencies[((latencies.len() as f64 * q) as usize).min(latencies.len() - 1)];
-    Figures {
-        p50: at(0.50),
-        p99: at(0.99),
-        max: latencies.last().copied().unwrap_or_default(),
-        bytes,
-        errors,
-    }
-}
-
 #[tokio::main]
 async fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -317,22 +263,24 @@ async fn main() {
         )
         .await;
     });
-    println!("| page | requests | p50 | p99 | max | largest page | errors |");
-    println!("|---|---|---|---|---|---|---|");
+    println!("| page | requests | p50 | p99 | p99.9 | max | largest page | errors | load avg |");
+    println!("|---|---|---|---|---|---|---|---|---|");
     for (name, paths) in [
         ("home `/`", vec!["/".to_owned()]),
         ("domain `/score/{domain}`", domain_paths),
         ("report `/score/{domain}/{id}`", report_paths),
     ] {
-        let figures = load(addr, paths, seconds).await;
+        let load = rate::load_average();
+        let f = rate::run(addr, &paths, RATE, seconds).await;
         println!(
-            "| {name} | {} at {RATE}/s | {:.2} ms | {:.2} ms | {:.2} ms | {} B | {} |",
-            RATE * seconds,
-            figures.p50.as_secs_f64() * 1e3,
-            figures.p99.as_secs_f64() * 1e3,
-            figures.max.as_secs_f64() * 1e3,
-            figures.bytes,
-            figures.errors
+            "| {name} | {} at {RATE}/s | {} | {} | {} | {} | {} B | {} | {load} |",
+            f.requests,
+            rate::ms(f.p50),
+            rate::ms(f.p99),
+            rate::ms(f.p999),
+            rate::ms(f.max),
+            f.largest,
+            f.errors
         );
     }
 }

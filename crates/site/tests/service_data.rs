@@ -210,3 +210,59 @@ async fn what_changed_compares_with_the_previous_report_only() {
     })
     .await;
 }
+
+/// A robots.txt in Latin-1 (not UTF-8): `Disallow: /café` with `é` as the single byte 0xE9.
+const LATIN1_ROBOTS: &[u8] = b"# Caf\xe9 du Monde\nUser-agent: *\nDisallow: /caf\xe9\n";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_latin1_robots_txt_is_stored_byte_exact_and_shown_readably() {
+    on_both_backends(|target| async move {
+        let web = TestWeb::start().await;
+        web.site("example.test").path("/robots.txt").respond(
+            Reply::ok()
+                .header("Content-Type", "text/plain; charset=iso-8859-1")
+                .body(LATIN1_ROBOTS),
+        );
+        web.site("example.test").path("/").respond(
+            Reply::ok()
+                .header("Content-Type", "text/html")
+                .body("<html><head></head><body></body></html>"),
+        );
+        let service = service(&target, &web).await;
+        let app = pages(&service);
+        let target_url = web.http_url("example.test", "/");
+        let answer = send(&app, form("/analyze", &format!("url={target_url}"))).await;
+        let location = answer.header("location").expect("a location").to_owned();
+        assert!(service
+            .run_one_job(&Holder::new())
+            .await
+            .expect("a job ran"));
+        let id: service::ReportId = location
+            .rsplit('/')
+            .next()
+            .expect("an id")
+            .parse()
+            .expect("a report id");
+        let stored = service.report(&id).await.expect("read").expect("stored");
+        assert_eq!(
+            stored.robots_body.as_deref(),
+            Some(LATIN1_ROBOTS),
+            "the bytes as served"
+        );
+        let analysis = stored.report.expect("done");
+        assert_eq!(analysis.robots.body_bytes(), LATIN1_ROBOTS);
+        assert!(!analysis.robots.body_is_utf8);
+        assert!(
+            analysis.robots.body.contains('\u{fffd}'),
+            "the text is the lossy reading"
+        );
+        let page = common::get(&app, &location).await;
+        assert_eq!(page.status(), 200);
+        assert!(page.body.contains("# Café du Monde"), "{}", page.body);
+        assert!(page.body.contains("Disallow: /café"));
+        assert!(page.body.contains("not valid UTF-8"));
+        assert!(!page.body.contains('\u{fffd}'));
+        service.store().close().await;
+    })
+    .await;
+}

@@ -40,7 +40,12 @@ impl FullSink {
     }
 
     fn report(&mut self, line: usize, kind: DiagnosticKind, raw: &[u8]) {
-        self.diagnostics.push(Diagnostic::new(line, kind, raw));
+        let text = if raw.len() <= Diagnostic::MAX_TEXT_CHARS {
+            self.text(raw)
+        } else {
+            SourceText::from(Diagnostic::excerpt(raw))
+        };
+        self.diagnostics.push(Diagnostic::new(line, kind, text));
     }
 
     /// What a user-agent value names, reporting what is odd about it.
@@ -48,7 +53,7 @@ impl FullSink {
         match lines::product(value) {
             Product::Global => {
                 if value.len() > 1 {
-                    let token = "*".to_owned();
+                    let token = self.text(value.get(..1).unwrap_or_default());
                     self.report(line, DiagnosticKind::UserAgentNotAToken { token }, raw);
                 }
                 UserAgentProduct::Global
@@ -56,14 +61,14 @@ impl FullSink {
             Product::Token(token) => {
                 if token.len() < value.len() {
                     let kind = DiagnosticKind::UserAgentNotAToken {
-                        token: lines::lossy_string(token),
+                        token: self.text(token),
                     };
                     self.report(line, kind, raw);
                 }
                 UserAgentProduct::Token(self.text(token))
             }
             Product::StarredName(name) => {
-                let name = lines::lossy_string(name);
+                let name = self.text(name);
                 self.report(line, DiagnosticKind::StarredUserAgent { name }, raw);
                 UserAgentProduct::Nothing
             }
@@ -170,7 +175,7 @@ impl<'a> Sink<'a> for FullSink {
             Directive::Blank | Directive::UserAgent(_) => return,
             Directive::MissingColon => DiagnosticKind::MissingColon,
             Directive::Unknown { field, .. } => DiagnosticKind::UnknownField {
-                field: lines::lossy_string(field),
+                field: self.text(field),
             },
             Directive::Allow(_) | Directive::Disallow(_) => DiagnosticKind::RuleOutsideGroup,
             Directive::CrawlDelay(_) => DiagnosticKind::CrawlDelayOutsideGroup,

@@ -14,37 +14,86 @@ use crate::ids::{registrable_domain, site_of, ReportId};
 pub(crate) const ROW_COLUMNS: &str = "id, domain, url, is_paste, scheduled, state, created_at, \
      analysed_at, score, grade, indexable, error";
 
-type RowTuple = (
-    String,
-    Option<String>,
-    Option<String>,
-    bool,
-    bool,
-    String,
-    i64,
-    Option<i64>,
-    Option<i64>,
-    Option<String>,
-    bool,
-    Option<String>,
-);
+/// One row of [`ROW_COLUMNS`] as read, by column name (`sqlx::FromRow` below).
+struct DbRow {
+    id: String,
+    domain: Option<String>,
+    url: Option<String>,
+    is_paste: bool,
+    scheduled: bool,
+    state: String,
+    created_at: i64,
+    analysed_at: Option<i64>,
+    score: Option<i64>,
+    grade: Option<String>,
+    indexable: bool,
+    error: Option<String>,
+}
 
-pub(crate) fn row(t: RowTuple) -> Option<ReportRow> {
-    Some(ReportRow {
-        // A row whose id is not an id was not written by this service: skipped.
-        id: t.0.parse().ok()?,
-        domain: t.1,
-        url: t.2.and_then(|u| Url::parse(&u).ok()),
-        is_paste: t.3,
-        scheduled: t.4,
-        state: ReportState::parse(&t.5),
-        created_at: ts(t.6),
-        analysed_at: t.7.map(ts),
-        score: t.8.and_then(|s| u8::try_from(s).ok()),
-        grade: t.9,
-        indexable: t.10,
-        error: t.11,
-    })
+/// A [`DbRow`] with the report's stored bytes and document.
+struct FullRow {
+    row: DbRow,
+    robots_body: Option<Vec<u8>>,
+    document: Option<String>,
+}
+
+/// `sqlx::FromRow` for [`DbRow`] and [`FullRow`] on one backend's row type (written out, not
+/// derived: sqlx's `derive` feature would build its proc-macro crates for this alone).
+macro_rules! from_row {
+    ($row:ty) => {
+        impl<'r> sqlx::FromRow<'r, $row> for DbRow {
+            fn from_row(r: &'r $row) -> Result<Self, sqlx::Error> {
+                use sqlx::Row;
+                Ok(DbRow {
+                    id: r.try_get("id")?,
+                    domain: r.try_get("domain")?,
+                    url: r.try_get("url")?,
+                    is_paste: r.try_get("is_paste")?,
+                    scheduled: r.try_get("scheduled")?,
+                    state: r.try_get("state")?,
+                    created_at: r.try_get("created_at")?,
+                    analysed_at: r.try_get("analysed_at")?,
+                    score: r.try_get("score")?,
+                    grade: r.try_get("grade")?,
+                    indexable: r.try_get("indexable")?,
+                    error: r.try_get("error")?,
+                })
+            }
+        }
+
+        impl<'r> sqlx::FromRow<'r, $row> for FullRow {
+            fn from_row(r: &'r $row) -> Result<Self, sqlx::Error> {
+                use sqlx::Row;
+                Ok(FullRow {
+                    row: <DbRow as sqlx::FromRow<'r, $row>>::from_row(r)?,
+                    robots_body: r.try_get("robots_body")?,
+                    document: r.try_get("document")?,
+                })
+            }
+        }
+    };
+}
+from_row!(sqlx::sqlite::SqliteRow);
+from_row!(sqlx::postgres::PgRow);
+
+impl DbRow {
+    /// The typed row; `None` for a row this service did not write (an id that is not one).
+    fn into_row(self) -> Option<ReportRow> {
+        Some(ReportRow {
+            id: self.id.parse().ok()?,
+            domain: self.domain,
+            url: self.url.and_then(|u| Url::parse(&u).ok()),
+            is_paste: self.is_paste,
+            scheduled: self.scheduled,
+            state: ReportState::parse(&self.state),
+            created_at: ts(self.created_at),
+            analysed_at: self.analysed_at.map(ts),
+            score: self.score.and_then(|s| u8::try_from(s).ok()),
+            grade: self.grade,
+            indexable: self.indexable,
+            error: self.error,
+        })
+    }
 }
 
 /// A report with its document.
@@ -79,7 +128,9 @@ pub struct RankingRow {
 /// bytes, in its own column.
 fn document(analysis: &Analysis, id: &str) -> Result<(String, Vec<u8>), ServiceError> {
     let mut copy = analysis.clone();
-    let body = std::mem::take(&mut copy.robots.body).into_bytes();
+    // The bytes as received (not the lossy text when they are not UTF-8).
+    let text = std::mem::take(&mut copy.robots.body).into_bytes();
+    let body = copy.robots.raw_body.take().unwrap_or(text);
     let json = serde_json::to_string(&copy).map_err(ServiceError::document(id))?;
     Ok((json, body))
 }
@@ -183,36 +234,18 @@ impl Store {
         let sql = format!(
             "SELECT {ROW_COLUMNS}, robots_body, document FROM service_reports WHERE id = $1"
         );
-        type Full = (
-            String,
-            Option<String>,
-            Option<String>,
-            bool,
-            bool,
-            String,
-            i64,
-            Option<i64>,
-            Option<i64>,
-            Option<String>,
-            bool,
-            Option<String>,
-            Option<Vec<u8>>,
-            Option<String>,
-        );
-        let found: Option<Full> = db::with_pool!(&self.db, pool => sqlx::query_as(&sql)
+        let found: Option<FullRow> = db::with_pool!(&self.db, pool => sqlx::query_as(&sql)
             .bind(id.as_str()).fetch_optional(pool).await)
         .map_err(q("load report"))?;
-        let found = found.map(|f| {
-            (
-                (f.0, f.1, f.2, f.3, f.4, f.5, f.6, f.7, f.8, f.9, f.10, f.11),
-                f.12,
-                f.13,
-            )
-        });
-        let Some((tuple, body, doc)) = found else {
+        let Some(FullRow {
+            row,
+            robots_body: body,
+            document: doc,
+        }) = found
+        else {
             return Ok(None);
         };
-        let Some(row) = row(tuple) else {
+        let Some(row) = row.into_row() else {
             return Ok(None);
         };
         let report = match doc {
@@ -220,7 +253,7 @@ impl Store {
                 let mut analysis: Analysis =
                     serde_json::from_str(&doc).map_err(ServiceError::document(id.as_str()))?;
                 if let Some(bytes) = &body {
-                    analysis.robots.body = String::from_utf8_lossy(bytes).into_owned();
+                    analysis.robots.set_body_bytes(bytes);
                 }
                 Some(analysis)
             }
@@ -275,10 +308,10 @@ impl Store {
         b: i64,
         context: &'static str,
     ) -> Result<Vec<ReportRow>, ServiceError> {
-        let tuples: Vec<RowTuple> = db::with_pool!(&self.db, pool => sqlx::query_as(sql)
+        let rows: Vec<DbRow> = db::with_pool!(&self.db, pool => sqlx::query_as(sql)
             .bind(a).bind(b).fetch_all(pool).await)
         .map_err(q(context))?;
-        Ok(tuples.into_iter().filter_map(row).collect())
+        Ok(rows.into_iter().filter_map(DbRow::into_row).collect())
     }
 
     /// Every URL's current report (its newest done one) that may be ranked: not a paste,

@@ -4,8 +4,10 @@
 //! average and lowest score. The newest report of each URL is kept until a newer one replaces
 //! it. Old pastes and old failed analyses are deleted with no summary.
 //!
-//! Each domain is folded in one write transaction (summaries updated, reports deleted), so a
-//! crash midway leaves either the reports or their summary, never neither or both. Distinct
+//! Whole domains are folded in write transactions of about
+//! [`FOLD_BATCH_REPORTS`](crate::limits::FOLD_BATCH_REPORTS) reports (summaries updated, reports deleted, in a few multi-row
+//! statements), so a crash midway leaves each domain with either its reports or their summary,
+//! never neither or both. Distinct
 //! URLs stay exact across passes through a per-month set of 64-bit URL hashes (not the URLs).
 
 use std::collections::BTreeMap;
@@ -16,10 +18,24 @@ use serde::Serialize;
 
 use super::{ms, ts, Store};
 use crate::error::{q, ServiceError};
-use crate::limits::RETENTION_MONTHS;
+use crate::limits::{FOLD_BATCH_REPORTS, RETENTION_MONTHS};
 
-/// Reports deleted per statement (their ids are listed in it).
-const DELETE_BATCH: usize = 500;
+/// Bound parameters per statement: under SQLite's limit (32,766) and PostgreSQL's (65,535).
+const BATCH_PARAMS: usize = 3_000;
+
+/// Bind `values` in order to a query of either backend.
+macro_rules! bind_values {
+    ($query:expr, $values:expr) => {{
+        let mut query = $query;
+        for value in $values {
+            query = match value {
+                Value::Text(text) => query.bind(text.clone()),
+                Value::Int(n) => query.bind(*n),
+            };
+        }
+        query
+    }};
+}
 
 /// What a retention pass did (or, dry, would do).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -104,14 +120,25 @@ impl Store {
         };
         let by_domain = self.to_fold(cut).await?;
         out.domains = by_domain.len() as u64;
+        let mut batch = Vec::new();
+        let mut batch_reports = 0;
         for (domain, reports) in &by_domain {
             out.folded += reports.len() as u64;
             let months: std::collections::BTreeSet<&str> =
                 reports.iter().map(|r| r.2.as_str()).collect();
             out.summaries += months.len() as u64;
-            if !dry_run {
-                self.fold_domain(domain, reports).await?;
+            batch.push((domain, reports));
+            batch_reports += reports.len();
+            if batch_reports >= FOLD_BATCH_REPORTS {
+                if !dry_run {
+                    self.fold_batch(&batch).await?;
+                }
+                batch.clear();
+                batch_reports = 0;
             }
+        }
+        if !dry_run && !batch.is_empty() {
+            self.fold_batch(&batch).await?;
         }
         out.kept_newest = self.count_kept_newest(cut).await?;
         out.failed_deleted = self
@@ -143,46 +170,38 @@ impl Store {
         Ok(by_domain)
     }
 
-    /// Fold one domain's reports: summaries updated and reports deleted in one transaction.
-    async fn fold_domain(&self, domain: &str, reports: &[Fold]) -> Result<(), ServiceError> {
-        let mut months: BTreeMap<&str, Vec<&Fold>> = BTreeMap::new();
-        for r in reports {
-            months.entry(r.2.as_str()).or_default().push(r);
-        }
-        let read = "SELECT reports, best, score_sum, lowest FROM service_monthly WHERE domain = $1 AND month = $2";
-        let hash = "INSERT INTO service_monthly_urls (domain, month, url_hash) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING";
-        let count = "SELECT COUNT(*) FROM service_monthly_urls WHERE domain = $1 AND month = $2";
-        let write =
-            "INSERT INTO service_monthly (domain, month, reports, urls, best, score_sum, lowest) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (domain, month) DO UPDATE SET \
-                     reports = excluded.reports, urls = excluded.urls, best = excluded.best, \
-                     score_sum = excluded.score_sum, lowest = excluded.lowest";
+    /// Fold a batch of whole domains: their summaries updated and their reports deleted in one
+    /// transaction, in a few multi-row statements (not a round trip per report).
+    async fn fold_batch(&self, batch: &[(&String, &Vec<Fold>)]) -> Result<(), ServiceError> {
+        let hashes = url_hash_inserts(batch);
+        let domains: Vec<Value> = batch
+            .iter()
+            .map(|(d, _)| Value::Text((*d).clone()))
+            .collect();
+        let deletes = report_deletes(batch);
         let db = &self.db;
         db::write_tx!(db, tx => {
-            for (month, rows) in &months {
-                let old: Option<(i64, i64, i64, i64)> = sqlx::query_as(read).bind(domain).bind(*month)
-                    .fetch_optional(&mut *tx).await.map_err(q("read summary"))?;
-                let (mut n, mut best, mut sum, mut low) = old.unwrap_or((0, i64::MIN, 0, i64::MAX));
-                for r in rows {
-                    n += 1;
-                    best = best.max(r.3);
-                    low = low.min(r.3);
-                    sum += r.3;
-                    sqlx::query(hash).bind(domain).bind(*month).bind(url_hash(&r.1))
-                        .execute(&mut *tx).await.map_err(q("summary url"))?;
-                }
-                let urls: i64 = sqlx::query_scalar(count).bind(domain).bind(*month)
-                    .fetch_one(&mut *tx).await.map_err(q("count summary urls"))?;
-                sqlx::query(write).bind(domain).bind(*month).bind(n).bind(urls).bind(best).bind(sum).bind(low)
-                    .execute(&mut *tx).await.map_err(q("write summary"))?;
+            for (sql, values) in &hashes {
+                bind_values!(sqlx::query(sql), values).execute(&mut *tx).await.map_err(q("summary urls"))?;
             }
-            for chunk in reports.chunks(DELETE_BATCH) {
-                // Ids are checked base32 (`ReportId`) as read: listing them cannot inject.
-                let ids: Vec<String> = chunk.iter().filter(|r| r.0.parse::<crate::ids::ReportId>().is_ok())
-                    .map(|r| format!("'{}'", r.0)).collect();
-                if ids.is_empty() { continue; }
-                let sql = format!("DELETE FROM service_reports WHERE id IN ({})", ids.join(","));
-                sqlx::query(&sql).execute(&mut *tx).await.map_err(q("delete folded reports"))?;
+            let mut old: Vec<(String, String, i64, i64, i64, i64)> = Vec::new();
+            let mut urls: Vec<(String, String, i64)> = Vec::new();
+            for chunk in domains.chunks(BATCH_PARAMS) {
+                let list = placeholders(chunk.len(), 1, 0);
+                let sql = format!("SELECT domain, month, reports, best, score_sum, lowest \
+                                   FROM service_monthly WHERE domain IN {list}");
+                old.extend(bind_values!(sqlx::query_as(&sql), chunk).fetch_all(&mut *tx).await
+                    .map_err(q("read summaries"))?);
+                let sql = format!("SELECT domain, month, COUNT(*) FROM service_monthly_urls \
+                                   WHERE domain IN {list} GROUP BY domain, month");
+                urls.extend(bind_values!(sqlx::query_as(&sql), chunk).fetch_all(&mut *tx).await
+                    .map_err(q("count summary urls"))?);
+            }
+            for (sql, values) in summary_upserts(batch, &old, &urls) {
+                bind_values!(sqlx::query(&sql), &values).execute(&mut *tx).await.map_err(q("write summaries"))?;
+            }
+            for (sql, values) in &deletes {
+                bind_values!(sqlx::query(sql), values).execute(&mut *tx).await.map_err(q("delete folded reports"))?;
             }
         });
         Ok(())
@@ -237,6 +256,130 @@ impl Store {
             })
             .collect())
     }
+}
+
+/// A value bound to a statement.
+#[derive(Clone, Debug)]
+enum Value {
+    Text(String),
+    Int(i64),
+}
+
+/// A statement and its values.
+type Statement = (String, Vec<Value>);
+
+/// `($1, $2, $3), ($4, $5, $6)`: `rows` tuples of `per_row` parameters from `$start + 1`;
+/// with one parameter per row, one list for `IN`: `($1, $2, $3)`.
+fn placeholders(rows: usize, per_row: usize, start: usize) -> String {
+    let param = |k: usize| format!("${}", start + k);
+    if per_row == 1 {
+        let params: Vec<String> = (1..=rows).map(param).collect();
+        return format!("({})", params.join(", "));
+    }
+    let tuples: Vec<String> = (0..rows)
+        .map(|r| {
+            let params: Vec<String> = (1..=per_row).map(|k| param(r * per_row + k)).collect();
+            format!("({})", params.join(", "))
+        })
+        .collect();
+    tuples.join(", ")
+}
+
+/// Multi-row statements of `per_row` values each: `head` then the tuples, then `tail`.
+fn multi_row(head: &str, tail: &str, per_row: usize, rows: Vec<Vec<Value>>) -> Vec<Statement> {
+    let per_statement = (BATCH_PARAMS / per_row).max(1);
+    rows.chunks(per_statement)
+        .map(|chunk| {
+            let sql = format!("{head} {} {tail}", placeholders(chunk.len(), per_row, 0));
+            (sql, chunk.iter().flatten().cloned().collect())
+        })
+        .collect()
+}
+
+/// The URL hashes of each (domain, month) of the batch.
+fn url_hash_inserts(batch: &[(&String, &Vec<Fold>)]) -> Vec<Statement> {
+    let mut seen = std::collections::BTreeSet::new();
+    for (domain, reports) in batch {
+        for r in reports.iter() {
+            seen.insert(((*domain).clone(), r.2.clone(), url_hash(&r.1)));
+        }
+    }
+    let rows = seen
+        .into_iter()
+        .map(|(d, m, h)| vec![Value::Text(d), Value::Text(m), Value::Int(h)])
+        .collect();
+    let head = "INSERT INTO service_monthly_urls (domain, month, url_hash) VALUES";
+    multi_row(head, "ON CONFLICT DO NOTHING", 3, rows)
+}
+
+/// The batch's summaries: the stored ones (`old`) merged with the folded reports, with the
+/// distinct-URL counts after this batch's hashes (`urls`).
+fn summary_upserts(
+    batch: &[(&String, &Vec<Fold>)],
+    old: &[(String, String, i64, i64, i64, i64)],
+    urls: &[(String, String, i64)],
+) -> Vec<Statement> {
+    // (reports, best, sum, lowest) per (domain, month).
+    let mut sums: BTreeMap<(String, String), (i64, i64, i64, i64)> = old
+        .iter()
+        .map(|(d, m, n, best, sum, low)| ((d.clone(), m.clone()), (*n, *best, *sum, *low)))
+        .collect();
+    let mut touched = std::collections::BTreeSet::new();
+    for (domain, reports) in batch {
+        for r in reports.iter() {
+            let key = ((*domain).clone(), r.2.clone());
+            let s = sums
+                .entry(key.clone())
+                .or_insert((0, i64::MIN, 0, i64::MAX));
+            *s = (s.0 + 1, s.1.max(r.3), s.2 + r.3, s.3.min(r.3));
+            touched.insert(key);
+        }
+    }
+    let counts: BTreeMap<(&str, &str), i64> = urls
+        .iter()
+        .map(|(d, m, n)| ((d.as_str(), m.as_str()), *n))
+        .collect();
+    let rows = touched
+        .into_iter()
+        .filter_map(|key| {
+            let (n, best, sum, low) = *sums.get(&key)?;
+            let distinct = counts
+                .get(&(key.0.as_str(), key.1.as_str()))
+                .copied()
+                .unwrap_or(0);
+            Some(vec![
+                Value::Text(key.0),
+                Value::Text(key.1),
+                Value::Int(n),
+                Value::Int(distinct),
+                Value::Int(best),
+                Value::Int(sum),
+                Value::Int(low),
+            ])
+        })
+        .collect();
+    let head = "INSERT INTO service_monthly (domain, month, reports, urls, best, score_sum, lowest) VALUES";
+    let tail = "ON CONFLICT (domain, month) DO UPDATE SET reports = excluded.reports, \
+                urls = excluded.urls, best = excluded.best, score_sum = excluded.score_sum, \
+                lowest = excluded.lowest";
+    multi_row(head, tail, 7, rows)
+}
+
+/// Deleting the batch's folded reports, by id.
+fn report_deletes(batch: &[(&String, &Vec<Fold>)]) -> Vec<Statement> {
+    let ids: Vec<Value> = batch
+        .iter()
+        .flat_map(|(_, reports)| reports.iter().map(|r| Value::Text(r.0.clone())))
+        .collect();
+    ids.chunks(BATCH_PARAMS)
+        .map(|chunk| {
+            let sql = format!(
+                "DELETE FROM service_reports WHERE id IN {}",
+                placeholders(chunk.len(), 1, 0)
+            );
+            (sql, chunk.to_vec())
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -2,9 +2,10 @@
 //! findings at their lines, the crawler table, sitemaps, headers and meta tags. Everything
 //! from the analysed site goes through maud's escaping and [`visible`].
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use audit::report::RobotsStatus;
+use audit::report::{RobotsReport, RobotsStatus};
 use audit::score::{points, MAX_OCCURRENCES_PER_CHECK};
 use audit::{Analysis, Finding};
 use maud::{html, Markup};
@@ -146,9 +147,15 @@ fn robots_listing(analysis: &Analysis) -> Markup {
         @if has_file && !robots.body.is_empty() {
             div.robots {
                 table {
-                    caption.hint { "Each line with its number; findings are shown under their line." }
+                    caption.hint {
+                        "Each line with its number; findings are shown under their line."
+                        @if robots.raw_body.is_some() {
+                            " The file is not valid UTF-8: its lines that are not are shown \
+                             as Windows-1252 (Latin-1) text."
+                        }
+                    }
                     tbody {
-                        @for (index, line) in robots.body.split('\n').enumerate() {
+                        @for (index, line) in shown_lines(robots).iter().map(|l| &**l).enumerate() {
                             @let number = index + 1;
                             @let here = at_line.get(&number);
                             tr id=(format!("L{number}")) class=[here.map(|_| "has-finding")] {
@@ -167,6 +174,27 @@ fn robots_listing(analysis: &Analysis) -> Markup {
         } @else {
             p { "No file to show." }
         }
+    }
+}
+
+/// robots.txt's lines as shown. A file that is not valid UTF-8 is read line by line from the
+/// bytes as received: a line that is UTF-8 as it is, any other as Windows-1252 (the web's
+/// fallback for legacy text), so a Latin-1 file reads as written rather than as replacement
+/// characters. Line numbers are the same either way (both split at `\n`).
+fn shown_lines(robots: &RobotsReport) -> Vec<Cow<'_, str>> {
+    match &robots.raw_body {
+        None => robots.body.split('\n').map(Cow::Borrowed).collect(),
+        Some(raw) => raw
+            .split(|&b| b == b'\n')
+            .map(|line| match std::str::from_utf8(line) {
+                Ok(text) => Cow::Borrowed(text),
+                Err(_) => {
+                    encoding_rs::WINDOWS_1252
+                        .decode_without_bom_handling(line)
+                        .0
+                }
+            })
+            .collect(),
     }
 }
 
