@@ -48,8 +48,15 @@ impl SourceText {
 }
 
 impl From<&str> for SourceText {
-    /// An owned piece: `text` alone.
+    /// An owned piece: `text` alone. Ranges are 32-bit: text beyond 4 GiB (never a piece of a
+    /// robots.txt, which is read up to [`crate::MAX_ROBOTS_TXT_BYTES`]) is cut at the last
+    /// character boundary below that.
     fn from(text: &str) -> SourceText {
+        let mut end = text.len().min(u32::MAX as usize);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let text = text.get(..end).unwrap_or_default();
         SourceText {
             source: Arc::from(text),
             start: 0,

@@ -26,10 +26,13 @@ pub static SCHEMA: Schema = Schema {
 };
 
 /// Every URL's newest finished report (the ranking, the pages' current reports, the previous
-/// report of a URL, retention's "is there a newer one") read from the index alone: without it
-/// each of those reads the table row of every report to check `is_paste` and `state`.
+/// report of a URL, retention's "is there a newer one") read from the index alone. Without it
+/// each of those reads the table row of every report (each several KB: the document) to
+/// check `is_paste` and `state`, and to take the few columns they show, which are in the
+/// index too (a million reports: seconds instead of minutes on a cold SQLite file).
 const CURRENT_INDEX_V2: &str = "
-CREATE INDEX service_reports_done_url ON service_reports (url, created_at)
+CREATE INDEX service_reports_done_url
+    ON service_reports (url, created_at, domain, id, score, indexable)
     WHERE is_paste = FALSE AND state = 'done';
 ";
 

@@ -26,7 +26,7 @@ const TEMPLATE_MAX_BYTES: usize = 4 * 1024;
 /// How many distinct analyses the reports are copies of.
 const TEMPLATES: usize = 8;
 /// Rows per `INSERT` statement (14 parameters each: under both backends' parameter limits).
-const ROWS_PER_INSERT: usize = 500;
+const ROWS_PER_INSERT: usize = 100;
 /// Rows per transaction.
 const ROWS_PER_TRANSACTION: usize = 20_000;
 /// Average days in a month, for spreading times.
