@@ -149,6 +149,13 @@ async fn a_dead_holders_origins_and_in_flight_urls_are_taken_over() {
         assert_eq!(renewed, [theirs[0].id]);
         // The dead process's commit after losing its lease cannot move the pace.
         let later = t0() + SignedDuration::from_secs(31);
+        // An origin a process still has in hand (results not committed) is not claimed
+        // again by it: that would put its in-flight URLs back in the queue.
+        let held = store
+            .claim_origins_except(&dead, later, 10, &[mine[0].id])
+            .await
+            .unwrap();
+        assert!(held.is_empty(), "{held:?}");
         let taken = store.claim_origins(&alive, later, 10).await.unwrap();
         assert_eq!(taken.iter().map(|o| o.id).collect::<Vec<_>>(), [mine[0].id]);
         let urls = store.claim_urls(mine[0].id, 10).await.unwrap();

@@ -78,6 +78,9 @@ async fn two_processes_share_a_crawl_and_one_takes_over_when_the_other_dies() {
             .spawn()
             .unwrap()
     };
+    let log_of = |name: &str| {
+        std::fs::read_to_string(dir.path().join(format!("{name}.log"))).unwrap_or_default()
+    };
     let mut first = spawn("warc-1");
     let mut second = spawn("warc-2");
     tokio::time::sleep(Duration::from_millis(1500)).await;
@@ -89,9 +92,6 @@ async fn two_processes_share_a_crawl_and_one_takes_over_when_the_other_dies() {
     })
     .await
     .unwrap();
-    let log_of = |name: &str| {
-        std::fs::read_to_string(dir.path().join(format!("{name}.log"))).unwrap_or_default()
-    };
     assert!(status.success(), "{status}: {}", log_of("warc-2"));
 
     let log = web.requests();
@@ -113,7 +113,9 @@ async fn two_processes_share_a_crawl_and_one_takes_over_when_the_other_dies() {
         // Only a request in flight when the first process died may be made again.
         assert!(
             times.len() == 1 || times[0] <= killed_at,
-            "{page} fetched twice while both ran"
+            "{page} fetched twice while both ran\n{}\n{}",
+            log_of("warc-1"),
+            log_of("warc-2")
         );
     }
     let repeats = counts.values().filter(|t| t.len() > 1).count();

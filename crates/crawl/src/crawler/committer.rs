@@ -1,8 +1,9 @@
 //! The one writer: appends each URL's WARC records, flushes them, then commits the URL states
 //! in batches (group commit). A URL's state is committed only after its records are written.
 
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use db::Holder;
 use tokio::sync::mpsc;
@@ -34,7 +35,12 @@ pub(crate) struct Work {
 pub(crate) struct Committer {
     pub(crate) tx: mpsc::Sender<Work>,
     pub(crate) pending: Arc<AtomicUsize>,
+    /// Origins this process works, or whose results it has not committed and released yet.
+    in_hand: InHand,
 }
+
+/// Origin ids in hand (see [`Committer::in_hand`]).
+type InHand = Arc<Mutex<HashSet<i64>>>;
 
 impl Committer {
     /// Start the writer task.
@@ -46,8 +52,43 @@ impl Committer {
     ) -> (Committer, tokio::task::JoinHandle<Result<(), CrawlError>>) {
         let (tx, rx) = mpsc::channel(COMMIT_BATCH * 2);
         let pending = Arc::new(AtomicUsize::new(0));
-        let task = tokio::spawn(run(rx, store, warc, holder, Arc::clone(&pending), counters));
-        (Committer { tx, pending }, task)
+        let in_hand = InHand::default();
+        let task = tokio::spawn(run(
+            rx,
+            (store, holder),
+            warc,
+            (Arc::clone(&pending), Arc::clone(&in_hand)),
+            counters,
+        ));
+        (
+            Committer {
+                tx,
+                pending,
+                in_hand,
+            },
+            task,
+        )
+    }
+
+    /// An origin's lease was claimed: it is in hand until its release is committed.
+    pub(crate) fn hold(&self, origin_id: i64) {
+        self.in_hand
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(origin_id);
+    }
+
+    /// The origins in hand: not to be claimed again yet. A worker that gave its origin up
+    /// (its lease renewal came late) may have fetched URLs whose outcomes are still on their
+    /// way to the store; claiming the origin again would put those URLs, still in flight in
+    /// the store, back in the queue, and they would be fetched twice.
+    pub(crate) fn in_hand(&self) -> Vec<i64> {
+        self.in_hand
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .copied()
+            .collect()
     }
 
     /// Hand work over (waits when the writer is behind: back-pressure on the workers).
@@ -59,10 +100,9 @@ impl Committer {
 
 async fn run(
     mut rx: mpsc::Receiver<Work>,
-    store: Store,
+    (store, holder): (Store, Holder),
     mut warc: WarcWriter,
-    holder: Holder,
-    pending: Arc<AtomicUsize>,
+    (pending, in_hand): (Arc<AtomicUsize>, InHand),
     counters: Arc<super::LiveCounters>,
 ) -> Result<(), CrawlError> {
     let mut queue: Vec<Work> = Vec::with_capacity(COMMIT_BATCH);
@@ -78,8 +118,13 @@ async fn run(
             }
         }
         let n = queue.len();
-        let result = commit(&store, &mut warc, &holder, &mut queue, &counters);
-        let result = result.await;
+        let result = commit(&store, &mut warc, &holder, &mut queue, &counters).await;
+        if let Ok(released) = &result {
+            let mut held = in_hand.lock().unwrap_or_else(PoisonError::into_inner);
+            for id in released {
+                held.remove(id);
+            }
+        }
         pending.fetch_sub(n, Ordering::SeqCst);
         result?;
     }
@@ -93,7 +138,7 @@ async fn commit(
     holder: &Holder,
     queue: &mut Vec<Work>,
     counters: &super::LiveCounters,
-) -> Result<(), CrawlError> {
+) -> Result<Vec<i64>, CrawlError> {
     let write_started = std::time::Instant::now();
     let mut batch = Batch::default();
     let mut releases = Vec::new();
@@ -135,7 +180,7 @@ async fn commit(
         retrying(|| store.release_origins(&releases, holder)).await?;
     }
     super::StageTimes::add(&counters.time.store, store_started);
-    Ok(())
+    Ok(releases)
 }
 
 /// Run a store operation again when it failed in a way that may pass (a deadlock another

@@ -394,13 +394,15 @@ async fn schedule(ctx: &Arc<Ctx>) -> Result<EndReason, CrawlError> {
             let claim_started = tokio::time::Instant::now();
             let claimed = ctx
                 .store
-                .claim_origins(
+                .claim_origins_except(
                     &ctx.holder,
                     Timestamp::now(),
                     u32::try_from(room).unwrap_or(u32::MAX),
+                    &ctx.committer.in_hand(),
                 )
                 .await?;
             for origin in claimed {
+                ctx.committer.hold(origin.id);
                 let lost = Arc::new(lease::LeaseWatch::new(
                     claim_started,
                     ctx.store.origin_lease(),

@@ -151,6 +151,14 @@ async fn process(
     };
     let (host, events) = ctx.places.host(&https_form, ctx.polite.pacer()).await?;
     ctx.emit_all(events);
+    // The URL was claimed under this origin's lease: it is paced as part of it, even when
+    // this process has not learnt yet that another process merged its host's origin here.
+    if let Some(old) = ctx
+        .places
+        .adopt(https_form.host(), key, origin_id, ctx.polite.pacer())
+    {
+        tracing::info!(host = https_form.host(), from = %old, into = key.as_str(), "host paced with the origin it was claimed under");
+    }
     if url.kind == UrlKind::Sitemaps {
         // Sitemaps first, under this origin's lease: their URLs are queued ahead of the
         // site's other pages, which are claimed again after them.

@@ -135,6 +135,21 @@ impl Store {
         origin: &OriginName,
         site_id: i64,
     ) -> Result<HostInfo, DbError> {
+        self.ensure_host_at(name, origin, site_id, None).await
+    }
+
+    /// [`Store::ensure_host`], with the host's resolved addresses (space-separated) stored in
+    /// the same transaction: another process that looks for hosts at an address
+    /// ([`Store::hosts_at`]) sees the host only together with its addresses, never placed
+    /// but not yet locatable (it would then put a host of the same address in an origin of
+    /// its own, and two processes would pace one server as two origins).
+    pub async fn ensure_host_at(
+        &self,
+        name: &str,
+        origin: &OriginName,
+        site_id: i64,
+        addresses: Option<&str>,
+    ) -> Result<HostInfo, DbError> {
         if let Some(info) = self.host(name).await? {
             return Ok(info);
         }
@@ -160,6 +175,16 @@ impl Store {
             .execute(&mut *tx)
             .await
             .map_err(DbError::query("insert host"))?;
+            if let Some(list) = addresses {
+                sqlx::query(
+                    "UPDATE crawl_hosts SET addresses = $1 WHERE name = $2 AND addresses IS NULL",
+                )
+                .bind(list)
+                .bind(name)
+                .execute(&mut *tx)
+                .await
+                .map_err(DbError::query("set host addresses"))?;
+            }
         });
         self.host(name).await?.ok_or(DbError::Query {
             context: "host vanished after insert",
@@ -322,17 +347,39 @@ impl Store {
         now: Timestamp,
         limit: u32,
     ) -> Result<Vec<OriginRow>, DbError> {
+        self.claim_origins_except(holder, now, limit, &[]).await
+    }
+
+    /// [`Store::claim_origins`], leaving out the origins `except` (those the claiming
+    /// process still has work of in hand: their in-flight URLs may be fetched already, with
+    /// the outcome not committed yet, and must not go back to the queue).
+    pub async fn claim_origins_except(
+        &self,
+        holder: &Holder,
+        now: Timestamp,
+        limit: u32,
+        except: &[i64],
+    ) -> Result<Vec<OriginRow>, DbError> {
         let lease = Lease {
             holder,
             now,
             ttl: self.origin_lease,
         };
-        let ready =
+        let mut ready =
             "merged_into IS NULL AND next_start <= $4 AND EXISTS (SELECT 1 FROM crawl_urls u \
-                     WHERE u.origin_id = crawl_origins.id AND u.state IN (0, 1))";
+                     WHERE u.origin_id = crawl_origins.id AND u.state IN (0, 1))"
+                .to_string();
+        if !except.is_empty() {
+            let list = except
+                .iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(",");
+            ready.push_str(&format!(" AND id NOT IN ({list})"));
+        }
         let ids = self
             .db
-            .claim(ORIGINS, ready, "next_start, id", limit, &lease)
+            .claim(ORIGINS, &ready, "next_start, id", limit, &lease)
             .await?;
         if ids.is_empty() {
             return Ok(Vec::new());
