@@ -5,23 +5,12 @@
 
 mod common;
 
-use std::io::Write;
 use std::time::Duration;
 
 use common::*;
 use db::testing::TestDb;
 use db::Backend;
 use testweb::{MultiWeb, Reply};
-
-fn html(body: &str) -> Reply {
-    Reply::ok().header("Content-Type", "text/html").body(body)
-}
-
-fn gzip(bytes: &[u8]) -> Vec<u8> {
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    e.write_all(bytes).unwrap();
-    e.finish().unwrap()
-}
 
 fn urlset(web: &MultiWeb, host: &str, entries: &[(&str, &str)]) -> String {
     let items: String = entries

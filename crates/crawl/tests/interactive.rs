@@ -15,10 +15,6 @@ use testweb::{MultiWeb, RecordedRequest, Reply};
 
 const PACE: Duration = Duration::from_millis(200);
 
-fn html(body: &str) -> Reply {
-    Reply::ok().header("Content-Type", "text/html").body(body)
-}
-
 fn js(body: &str) -> Reply {
     Reply::ok()
         .header("Content-Type", "text/javascript")

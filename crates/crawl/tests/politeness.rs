@@ -20,10 +20,6 @@ use db::Backend;
 use testweb::{MultiWeb, RecordedRequest, Reply};
 use tokio::time::Instant;
 
-fn html(body: &str) -> Reply {
-    Reply::ok().header("Content-Type", "text/html").body(body)
-}
-
 fn allow_all(web: &MultiWeb, host: &str) {
     web.site(host)
         .path("/robots.txt")

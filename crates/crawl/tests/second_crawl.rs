@@ -5,7 +5,6 @@
 
 mod common;
 
-use std::io::Write;
 use std::time::Duration;
 
 use common::*;
@@ -18,16 +17,6 @@ const LINKS: &str = "links.test";
 const LM_1: &str = "Tue, 01 Dec 2026 10:00:00 GMT";
 /// Another one (a Monday).
 const LM_2: &str = "Mon, 02 Nov 2026 08:30:00 GMT";
-
-fn html(body: &str) -> Reply {
-    Reply::ok().header("Content-Type", "text/html").body(body)
-}
-
-fn gzip(bytes: &[u8]) -> Vec<u8> {
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    e.write_all(bytes).unwrap();
-    e.finish().unwrap()
-}
 
 /// A site with sitemaps (an index, a plain child with `Last-Modified` only and a gzip child
 /// with both validators), listed pages with and without `lastmod`, an image, and a seed page

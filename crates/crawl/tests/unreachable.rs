@@ -14,10 +14,6 @@ use db::testing::TestDb;
 use db::Backend;
 use testweb::{MultiWeb, Reply};
 
-fn html(body: &str) -> Reply {
-    Reply::ok().header("Content-Type", "text/html").body(body)
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unreachable_or_429_robots_txt_is_retried_on_the_back_off_then_given_up() {
     let db = TestDb::new(Backend::Sqlite).await;

@@ -272,15 +272,6 @@ async fn main() {
     ] {
         let load = rate::load_average();
         let f = rate::run(addr, &paths, RATE, seconds).await;
-        println!(
-            "| {name} | {} at {RATE}/s | {} | {} | {} | {} | {} B | {} | {load} |",
-            f.requests,
-            rate::ms(f.p50),
-            rate::ms(f.p99),
-            rate::ms(f.p999),
-            rate::ms(f.max),
-            f.largest,
-            f.errors
-        );
+        println!("{}", rate::table_row(name, &f, RATE, &load));
     }
 }

@@ -117,3 +117,16 @@ pub fn warc_records(dir: &Path) -> Vec<(String, String)> {
     }
     out
 }
+
+/// An HTML page.
+pub fn html(body: &str) -> Reply {
+    Reply::ok().header("Content-Type", "text/html").body(body)
+}
+
+/// `bytes` gzip-compressed (a `.gz` sitemap, a `Content-Encoding: gzip` body).
+pub fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(bytes).unwrap();
+    e.finish().unwrap()
+}

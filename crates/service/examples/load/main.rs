@@ -243,17 +243,8 @@ fn measure(
         eprintln!("{name}: warm-up {:.1} s", started.elapsed().as_secs_f64());
         let load = rate::load_average();
         let f = client.block_on(rate::run(addr, &paths, args.rate, args.seconds));
-        println!(
-            "| {backend} | {name}{when} | {} at {}/s | {} | {} | {} | {} | {} B | {} | {load} |",
-            f.requests,
-            args.rate,
-            rate::ms(f.p50),
-            rate::ms(f.p99),
-            rate::ms(f.p999),
-            rate::ms(f.max),
-            f.largest,
-            f.errors
-        );
+        let label = format!("{backend} | {name}{when}");
+        println!("{}", rate::table_row(&label, &f, args.rate, &load));
     }
     Ok(())
 }

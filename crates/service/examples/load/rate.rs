@@ -109,3 +109,18 @@ pub fn load_average() -> String {
 pub fn ms(d: Duration) -> String {
     format!("{:.2} ms", d.as_secs_f64() * 1e3)
 }
+
+/// One row of the figures table: `label`, then the requests at `rate`, the latencies, the
+/// largest answer, the errors and the load average measured before the run.
+pub fn table_row(label: &str, f: &Figures, rate: u64, load: &str) -> String {
+    format!(
+        "| {label} | {} at {rate}/s | {} | {} | {} | {} | {} B | {} | {load} |",
+        f.requests,
+        ms(f.p50),
+        ms(f.p99),
+        ms(f.p999),
+        ms(f.max),
+        f.largest,
+        f.errors
+    )
+}
