@@ -195,6 +195,7 @@ pub fn analyze_file(file: ProvidedFile<'_>, page: Option<&str>) -> Analysis {
 /// The robots.txt part of the report of a provided file.
 fn provided_report(file: ProvidedFile<'_>, robots: &RobotsTxt, url: Option<Url>) -> RobotsReport {
     let kept = &file.body[..file.body.len().min(ROBOTS_TXT_MAX_BYTES)];
+    let (body, body_is_utf8, raw_body) = crate::report::body_fields(kept);
     RobotsReport {
         url,
         requested: false,
@@ -205,9 +206,9 @@ fn provided_report(file: ProvidedFile<'_>, robots: &RobotsTxt, url: Option<Url>)
         content_type: None,
         size: kept.len(),
         truncated: file.cut || file.body.len() > ROBOTS_TXT_MAX_BYTES,
-        body: String::from_utf8_lossy(kept).into_owned(),
-        body_is_utf8: std::str::from_utf8(kept).is_ok(),
-        raw_body: std::str::from_utf8(kept).is_err().then(|| kept.to_vec()),
+        body,
+        body_is_utf8,
+        raw_body,
         x_robots_tag: Vec::new(),
         error: None,
         error_kind: None,

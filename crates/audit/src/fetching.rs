@@ -18,6 +18,7 @@ use crate::report::{Hop, RobotsReport, RobotsStatus};
 pub(crate) fn robots_report(fetched: &RobotsFetch, robots: &RobotsTxt) -> RobotsReport {
     let status = RobotsStatus::from(fetched.outcome);
     let body = fetched.body.as_slice();
+    let (text, body_is_utf8, raw_body) = crate::report::body_fields(body);
     RobotsReport {
         url: Some(fetched.robots_url.clone()),
         requested: true,
@@ -28,9 +29,9 @@ pub(crate) fn robots_report(fetched: &RobotsFetch, robots: &RobotsTxt) -> Robots
         content_type: fetched.content_type.clone(),
         size: body.len(),
         truncated: fetched.truncated,
-        body: String::from_utf8_lossy(body).into_owned(),
-        body_is_utf8: std::str::from_utf8(body).is_ok(),
-        raw_body: std::str::from_utf8(body).is_err().then(|| body.to_vec()),
+        body: text,
+        body_is_utf8,
+        raw_body,
         x_robots_tag: fetched.x_robots_tag.clone(),
         error: fetched.error.as_ref().map(FetchError::full_message),
         error_kind: fetched.error.as_ref().map(FetchError::kind),

@@ -68,9 +68,20 @@ impl RobotsReport {
     /// Set the body from bytes as received: `body` their text (lossy when they are not UTF-8),
     /// `raw_body` the bytes themselves when that text is not exact.
     pub fn set_body_bytes(&mut self, bytes: &[u8]) {
-        self.body = String::from_utf8_lossy(bytes).into_owned();
-        self.body_is_utf8 = std::str::from_utf8(bytes).is_ok();
-        self.raw_body = (!self.body_is_utf8).then(|| bytes.to_vec());
+        (self.body, self.body_is_utf8, self.raw_body) = body_fields(bytes);
+    }
+}
+
+/// `body`, `body_is_utf8` and `raw_body` of a [`RobotsReport`] from the bytes as received:
+/// the one place they are derived (the UTF-8 check runs once).
+pub(crate) fn body_fields(bytes: &[u8]) -> (String, bool, Option<Vec<u8>>) {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => (text.to_owned(), true, None),
+        Err(_) => (
+            String::from_utf8_lossy(bytes).into_owned(),
+            false,
+            Some(bytes.to_vec()),
+        ),
     }
 }
 
