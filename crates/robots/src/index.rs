@@ -17,6 +17,7 @@
 use std::ops::Range;
 
 use crate::pattern::{self, Shape};
+use crate::rule::RuleKind;
 use crate::store::RuleStore;
 
 /// Groups with more rules than this get buckets; smaller ones are scanned in full.
@@ -165,13 +166,15 @@ fn bucket_of(run: Run, key: u8) -> usize {
     }
 }
 
-/// Sorts placed entries by bucket (a counting sort, keeping file order within a bucket, then
-/// each keyed bucket in matching order): the entries, the directories of the three keyed runs,
-/// and where the general run starts.
-fn bucket(placed: Vec<(u16, Entry)>) -> (Box<[Entry]>, [Directory; 3], usize) {
+/// Sorts placed entries by bucket (a counting sort, stable: entries come out of a bucket in
+/// the order `order` visits them), each keyed bucket in matching order: the entries, the
+/// directories of the three keyed runs, and where the general run starts. `order` is `None`
+/// for store order, each bucket then sorted on its own; `Some` when it already is matching
+/// order, so no bucket needs a sort.
+fn bucket(placed: &[(u16, Entry)], order: Option<&[u32]>) -> (Box<[Entry]>, [Directory; 3], usize) {
     let mut next = [0u32; BUCKETS];
     let mut present = [[0u64; 4]; 3];
-    for (bucket, _) in &placed {
+    for (bucket, _) in placed {
         let bucket = usize::from(*bucket);
         if let Some(count) = next.get_mut(bucket) {
             *count += 1;
@@ -196,12 +199,23 @@ fn bucket(placed: Vec<(u16, Entry)>) -> (Box<[Entry]>, [Directory; 3], usize) {
         head: 0,
     };
     let mut entries = vec![filler; placed.len()];
-    for (bucket, entry) in placed {
+    let mut put = |&(bucket, entry): &(u16, Entry)| {
         let slot = &mut next[usize::from(bucket)];
         if let Some(place) = entries.get_mut(*slot as usize) {
             *place = entry;
         }
         *slot += 1;
+    };
+    match order {
+        Some(order) => {
+            for &position in order {
+                if let Some(placed) = placed.get(position as usize) {
+                    put(placed);
+                }
+            }
+            return (entries.into_boxed_slice(), directories, general);
+        }
+        None => placed.iter().for_each(put),
     }
     // Each keyed bucket in matching order, so a check stops at its first match there.
     for directory in &directories {
@@ -216,6 +230,67 @@ fn bucket(placed: Vec<(u16, Entry)>) -> (Box<[Entry]>, [Directory; 3], usize) {
     (entries.into_boxed_slice(), directories, general)
 }
 
+/// Groups with at least this many rules are put in matching order by one counting sort
+/// before bucketing; smaller ones sort each bucket (mostly one or two rules) on its own.
+const COUNTED_ORDER_THRESHOLD: usize = 64;
+
+/// The longest canonical pattern a counting sort takes; a group with a longer one is sorted
+/// by comparison (the count table would outgrow the group).
+const MAX_COUNTED_LEN: usize = 1024;
+
+/// The store's rules in matching order ([`RuleStore::order_key`]), by a counting sort on
+/// (specificity, kind): `None` for groups below [`COUNTED_ORDER_THRESHOLD`], with a pattern
+/// over [`MAX_COUNTED_LEN`], or whose lines are not ascending.
+///
+/// The store holds rules in file order (lines ascending), and the counting sort is stable, so
+/// the line, the key's last part, needs no sorting: one pass to count, one to place, instead
+/// of a comparison sort per bucket (large groups put hundreds of rules in one bucket).
+fn counted_order(store: &RuleStore) -> Option<Vec<u32>> {
+    let rules = store.len();
+    if rules < COUNTED_ORDER_THRESHOLD {
+        return None;
+    }
+    let mut longest = 0;
+    let mut last_line = 0;
+    for position in 0..rules {
+        let (start, end) = store.span(position);
+        longest = longest.max(end - start);
+        let line = store.line(position);
+        if line < last_line {
+            return None;
+        }
+        last_line = line;
+    }
+    if longest > MAX_COUNTED_LEN {
+        return None;
+    }
+    // Key 0 is the best: the longest pattern, allow before disallow.
+    let key = |position: usize| {
+        let (start, end) = store.span(position);
+        let disallow = usize::from(store.kind(position) == RuleKind::Disallow);
+        (longest - (end - start)) * 2 + disallow
+    };
+    let mut starts = vec![0u32; 2 * longest + 3];
+    for position in 0..rules {
+        if let Some(count) = starts.get_mut(key(position) + 1) {
+            *count += 1;
+        }
+    }
+    for key in 1..starts.len() {
+        starts[key] += starts[key - 1];
+    }
+    let mut order = vec![0u32; rules];
+    for position in 0..rules {
+        if let Some(start) = starts.get_mut(key(position)) {
+            if let Some(slot) = order.get_mut(*start as usize) {
+                *slot = to_u32(position);
+            }
+            *start += 1;
+        }
+    }
+    Some(order)
+}
+
 impl Index {
     pub(crate) fn build(store: &RuleStore) -> Index {
         let arena = store.arena();
@@ -228,7 +303,7 @@ impl Index {
                 Some((b'$', body)) => (body, true),
                 _ => (canonical, false),
             };
-            let star = body.iter().position(|&b| b == b'*');
+            let star = find_star(arena, start, start + body.len());
             let head_len = star.unwrap_or(body.len());
             let bucket = match bucketed {
                 true => {
@@ -247,16 +322,17 @@ impl Index {
             };
             placed.push((bucket, entry));
         }
+        let order = counted_order(store);
         let (mut entries, directories, general) = if bucketed {
-            bucket(placed)
+            bucket(&placed, order.as_deref())
         } else {
             // Small groups: every rule is tried.
             let entries = placed.into_iter().map(|(_, entry)| entry).collect();
             (entries, Default::default(), 0)
         };
         // The general run in matching order too, so a check stops at the first entry that
-        // cannot beat the best match so far.
-        if let Some(run) = entries.get_mut(general..) {
+        // cannot beat the best match so far (already so when placed in counted order).
+        if let (None, Some(run)) = (&order, entries.get_mut(general..)) {
             if run.len() > 1 {
                 run.sort_unstable_by_key(|entry| entry.order);
             }
@@ -382,6 +458,34 @@ fn first_eight(text: &[u8]) -> u64 {
         .fold(0, |word, &byte| word << 8 | u64::from(byte))
 }
 
+const LOW_BITS: u64 = 0x0101_0101_0101_0101;
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+
+/// Where the first `*` of `arena[start..end]` is, counted from `start`.
+///
+/// Eight bytes at a time, reading past `end` into the next patterns of the arena (a star
+/// found there is out of range, and none before it is): a byte loop was a quarter of the
+/// index build, and `memchr` costs more than that on a pattern of a few dozen bytes.
+fn find_star(arena: &[u8], start: usize, end: usize) -> Option<usize> {
+    let stars = LOW_BITS * u64::from(b'*');
+    let mut at = start;
+    while at < end {
+        let word = match arena.get(at..).and_then(<[u8]>::first_chunk::<8>) {
+            Some(bytes) => u64::from_le_bytes(*bytes),
+            None => first_eight(arena.get(at..).unwrap_or_default()),
+        };
+        let equal = word ^ stars;
+        // The high bit of each zero byte of `equal`; only the lowest one is exact.
+        let found = equal.wrapping_sub(LOW_BITS) & !equal & HIGH_BITS;
+        if found != 0 {
+            let position = at + (found.trailing_zeros() / 8) as usize;
+            return (position < end).then_some(position - start);
+        }
+        at += 8;
+    }
+    None
+}
+
 /// [`byte_set`] of a canonical path, which never holds a raw `*`.
 fn path_byte_set(path: &[u8]) -> u64 {
     path.iter().fold(0, |set, &b| set | 1 << (b & 63))
@@ -393,4 +497,57 @@ fn byte_set(text: &[u8]) -> u64 {
     text.iter()
         .filter(|&&b| b != b'*')
         .fold(0, |set, &b| set | 1 << (b & 63))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::RuleStoreBuilder;
+
+    fn store(count: usize) -> RuleStore {
+        let mut builder = RuleStoreBuilder::default();
+        for line in 0..count {
+            // Lengths, kinds, stars and anchors varied so that many rules tie on some.
+            let pattern = format!(
+                "/{}{}{}",
+                "ab".repeat(line % 7),
+                if line % 3 == 0 { "*x" } else { "" },
+                if line % 5 == 0 { "$" } else { "" }
+            );
+            let kind = match line % 2 {
+                0 => RuleKind::Allow,
+                _ => RuleKind::Disallow,
+            };
+            builder.push(line + 1, kind, pattern.as_bytes());
+        }
+        builder.finish()
+    }
+
+    #[test]
+    fn counted_order_is_matching_order() {
+        for count in [COUNTED_ORDER_THRESHOLD, 200] {
+            let store = store(count);
+            let mut expected: Vec<u32> = (0..count as u32).collect();
+            expected.sort_by_key(|&position| store.order_key(position as usize));
+            assert_eq!(counted_order(&store), Some(expected), "{count} rules");
+        }
+        assert_eq!(counted_order(&store(COUNTED_ORDER_THRESHOLD - 1)), None);
+    }
+
+    #[test]
+    fn find_star_stays_within_its_pattern() {
+        let arena = b"/abcdefghijklmnop*/a/*b*";
+        assert_eq!(find_star(arena, 0, 17), None);
+        assert_eq!(find_star(arena, 0, 18), Some(17));
+        assert_eq!(find_star(arena, 18, 20), None);
+        assert_eq!(find_star(arena, 18, 24), Some(3));
+        assert_eq!(find_star(arena, 21, 24), Some(0));
+        assert_eq!(find_star(arena, 24, 24), None);
+        for end in 0..=arena.len() {
+            for start in 0..=end {
+                let expected = arena[start..end].iter().position(|&b| b == b'*');
+                assert_eq!(find_star(arena, start, end), expected, "{start}..{end}");
+            }
+        }
+    }
 }

@@ -17,7 +17,8 @@ struct Bucket {
 }
 
 struct AgentSink<'t> {
-    tokens: Vec<&'t [u8]>,
+    /// The wanted tokens, most preferred first (borrowed: no copy per parse).
+    tokens: &'t ProductTokens,
     /// One bucket per wanted token, then one for `*`. Rules are compiled as they come: the
     /// bucket that wins is rarely known before the end, and compiling straight into it beats
     /// keeping a list to compile later.
@@ -37,7 +38,7 @@ impl<'a> Sink<'a> for AgentSink<'_> {
             Product::Token(token) => self
                 .tokens
                 .iter()
-                .position(|wanted| wanted.eq_ignore_ascii_case(token)),
+                .position(|wanted| wanted.as_bytes().eq_ignore_ascii_case(token)),
             Product::StarredName(_) | Product::Nothing => None,
         };
         if let Some(index) = bucket {
@@ -86,10 +87,9 @@ impl AgentRules {
     /// `RobotsTxt::parse(robots_txt).rules_for(tokens)`, without the cost of the other groups
     /// and of the diagnostics.
     pub fn parse(robots_txt: &[u8], tokens: &ProductTokens) -> AgentRules {
-        let wanted: Vec<&str> = tokens.iter().collect();
         let mut sink = AgentSink {
-            tokens: wanted.iter().map(|token| token.as_bytes()).collect(),
-            buckets: (0..=wanted.len()).map(|_| Bucket::default()).collect(),
+            tokens,
+            buckets: (0..=tokens.len()).map(|_| Bucket::default()).collect(),
             current: 0,
         };
         walk(lines::prepare(robots_txt).body, &mut sink);
@@ -97,8 +97,8 @@ impl AgentRules {
             return AgentRules::empty();
         };
         let bucket = std::mem::take(&mut sink.buckets[index]);
-        let group = match wanted.get(index) {
-            Some(token) => GroupSelection::Named((*token).to_owned()),
+        let group = match tokens.iter().nth(index) {
+            Some(token) => GroupSelection::Named(token.to_owned()),
             None => GroupSelection::Global,
         };
         AgentRules::new(group, bucket.rules.finish(), bucket.crawl_delay)
