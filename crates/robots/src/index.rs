@@ -430,6 +430,8 @@ impl Search<'_> {
     }
 
     /// Whether the rule of `entry`, whose fingerprint admitted the path, matches it.
+    // Inlined: called for most candidates, and the call cost a fifth of its work.
+    #[inline(always)]
     fn matches(&self, entry: Entry) -> bool {
         let head_len = entry.head_len();
         if self.path.len() < head_len {

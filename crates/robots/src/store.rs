@@ -162,6 +162,11 @@ impl RuleStore {
 
     /// Rule `position`'s pattern as written.
     pub(crate) fn pattern(&self, position: usize) -> &str {
+        if self.written_spans.is_empty() {
+            // Nearly every store: all its rules were written canonically.
+            let (start, end) = self.span(position);
+            return self.canonical.get(start..end).unwrap_or_default();
+        }
         let Some(position) = u32::try_from(position).ok() else {
             return "";
         };

@@ -66,12 +66,37 @@ fn path_and_query(url: &[u8]) -> Result<&[u8], TargetError> {
 
 /// What follows the authority at the start of `text`: the path, query and fragment.
 fn after_authority(text: &[u8]) -> &[u8] {
-    // Authorities are short: a plain loop beats setting up a vector search.
-    let authority_end = text
+    &text[authority_end(text)..]
+}
+
+/// Where the authority at the start of `text` ends: its first `/`, `?` or `#`, or the end.
+///
+/// Eight bytes at a time while whole words remain, then byte by byte: a byte loop cost a
+/// fifteenth of a check, and `memchr3` more than that on so little text.
+fn authority_end(text: &[u8]) -> usize {
+    const LOW_BITS: u64 = 0x0101_0101_0101_0101;
+    const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+    // The high bit of each zero byte of `word`; only the lowest one is exact.
+    let zero_bytes = |word: u64| word.wrapping_sub(LOW_BITS) & !word & HIGH_BITS;
+    let [slash, question, hash] = [b'/', b'?', b'#'].map(|needle| LOW_BITS * u64::from(needle));
+    let mut chunks = text.chunks_exact(8);
+    let mut offset = 0;
+    for chunk in &mut chunks {
+        let word = chunk
+            .first_chunk::<8>()
+            .map_or(0, |bytes| u64::from_le_bytes(*bytes));
+        let found =
+            zero_bytes(word ^ slash) | zero_bytes(word ^ question) | zero_bytes(word ^ hash);
+        if found != 0 {
+            return offset + (found.trailing_zeros() / 8) as usize;
+        }
+        offset += 8;
+    }
+    chunks
+        .remainder()
         .iter()
         .position(|&b| matches!(b, b'/' | b'?' | b'#'))
-        .unwrap_or(text.len());
-    &text[authority_end..]
+        .map_or(text.len(), |position| offset + position)
 }
 
 /// The first eight bytes of `text` in a word (zero-padded).
@@ -135,6 +160,28 @@ mod tests {
         assert_eq!(target("a/b").as_deref(), Ok("/a/b"));
         assert_eq!(target("").as_deref(), Ok("/"));
         assert_eq!(target("//e.com/x").as_deref(), Ok("//e.com/x"));
+    }
+
+    #[test]
+    fn the_authority_ends_at_the_first_slash_question_mark_or_hash() {
+        for text in [
+            "",
+            "e.com",
+            "e.com/",
+            "example.com/a?b#c",
+            "example.com?x/",
+            "long-host-name.example.org#f/",
+        ] {
+            let expected = text.find(['/', '?', '#']).unwrap_or(text.len());
+            assert_eq!(authority_end(text.as_bytes()), expected, "{text}");
+        }
+        for length in 0..40 {
+            for at in 0..length {
+                let mut text = vec![b'a'; length];
+                text[at] = b'?';
+                assert_eq!(authority_end(&text), at, "{length} {at}");
+            }
+        }
     }
 
     #[test]
