@@ -56,10 +56,21 @@ impl Entry {
 
     /// Which bits of a path's first eight bytes the fingerprint compares.
     fn mask(self) -> u64 {
-        let bits = 8 * self.head_len().min(8) as u32;
-        u64::MAX.checked_shr(64 - bits).unwrap_or(0)
+        // A table rather than a shift: the mask is worked out for every candidate of a check.
+        MASKS[self.head_len().min(8)]
     }
 }
+
+/// `MASKS[n]`: the low `n` bytes of a word.
+const MASKS: [u64; 9] = {
+    let mut masks = [0u64; 9];
+    let mut bytes = 1;
+    while bytes < 9 {
+        masks[bytes] = masks[bytes - 1] << 8 | 0xFF;
+        bytes += 1;
+    }
+    masks
+};
 
 /// The runs of candidates, in the order of the entries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,6 +91,9 @@ fn pair(first: u8, second: u8) -> u8 {
 #[derive(Debug, Clone, Default)]
 struct Directory {
     present: [u64; 4],
+    /// How many keys the words of `present` before each one hold: a key's rank is this plus
+    /// the keys below it in its own word, with no loop over the words before it.
+    before: [u16; 4],
     /// `starts[rank]..starts[rank + 1]`: the entries of the key of that rank.
     starts: Box<[u32]>,
 }
@@ -106,8 +120,14 @@ impl Directory {
                 word &= word - 1;
             }
         }
+        let mut before = [0u16; 4];
+        for word in 1..4 {
+            // At most 256 keys: no overflow.
+            before[word] = before[word - 1] + present[word - 1].count_ones() as u16;
+        }
         Directory {
             present,
+            before,
             starts: starts.into_boxed_slice(),
         }
     }
@@ -118,7 +138,7 @@ impl Directory {
         if self.present[word] & bit == 0 {
             return 0..0;
         }
-        let below: u32 = self.present[..word].iter().map(|w| w.count_ones()).sum();
+        let below = u32::from(self.before[word]);
         let rank = (below + (self.present[word] & (bit - 1)).count_ones()) as usize;
         match (self.starts.get(rank), self.starts.get(rank + 1)) {
             (Some(&start), Some(&end)) => start as usize..end as usize,
