@@ -413,6 +413,8 @@ struct Search<'a> {
 impl Search<'_> {
     /// Tries a keyed bucket, `entries[range]`, which is in matching order: up to its first
     /// match, or to the first entry that cannot beat the best so far.
+    // Inlined into `best`: three calls per check, and the call cost a sixth of the work.
+    #[inline(always)]
     fn run_sorted(&mut self, entries: &[Entry], range: Range<usize>) {
         for entry in entries.get(range).unwrap_or_default() {
             if self.best.is_some_and(|(best, _)| entry.order >= best) {
