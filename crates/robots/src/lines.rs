@@ -328,9 +328,13 @@ fn find_value_end(text: &[u8]) -> Option<usize> {
         let mut bytes = [0u8; 8];
         bytes.copy_from_slice(chunk);
         let word = u64::from_le_bytes(bytes);
-        let found = zero_bytes(word ^ hash) | zero_bytes(word ^ cr) | zero_bytes(word ^ lf);
-        if found != 0 {
-            return Some(offset + (found.trailing_zeros() / 8) as usize);
+        // All three needles are below `$`, and so are few bytes of a value (space, `!`, `"`):
+        // one test says whether the word can hold one, three say where.
+        if word.wrapping_sub(LOW_BITS * u64::from(b'$')) & !word & HIGH_BITS != 0 {
+            let found = zero_bytes(word ^ hash) | zero_bytes(word ^ cr) | zero_bytes(word ^ lf);
+            if found != 0 {
+                return Some(offset + (found.trailing_zeros() / 8) as usize);
+            }
         }
         offset += 8;
     }
