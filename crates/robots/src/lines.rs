@@ -618,6 +618,21 @@ mod tests {
     }
 
     #[test]
+    fn find_value_end_finds_the_first_hash_cr_or_lf() {
+        assert_eq!(find_value_end(b"/a b!\"c"), None);
+        for length in 0..40 {
+            for at in 0..length {
+                for needle in [b'#', b'\r', b'\n'] {
+                    // Bytes below `$` that end nothing, before and after the needle.
+                    let mut text: Vec<u8> = (0..length).map(|i| b"a !\"/"[i % 5]).collect();
+                    text[at] = needle;
+                    assert_eq!(find_value_end(&text), Some(at), "{length} {at} {needle}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn bom_is_skipped_whole_or_cut_short() {
         let prepared = prepare(b"\xEF\xBB\xBFUser-agent: *");
         assert_eq!(prepared.bom, Bom::Whole);
