@@ -17,8 +17,7 @@
 use std::ops::Range;
 
 use crate::pattern::{self, Shape};
-use crate::rule::RuleKind;
-use crate::store::RuleStore;
+use crate::store::{self, RuleStore};
 
 /// Groups with more rules than this get buckets; smaller ones are scanned in full.
 const BUCKET_THRESHOLD: usize = 8;
@@ -258,24 +257,25 @@ const COUNTED_ORDER_THRESHOLD: usize = 64;
 /// by comparison (the count table would outgrow the group).
 const MAX_COUNTED_LEN: usize = 1024;
 
-/// The store's rules in matching order ([`RuleStore::order_key`]), by a counting sort on
-/// (specificity, kind): `None` for groups below [`COUNTED_ORDER_THRESHOLD`], with a pattern
-/// over [`MAX_COUNTED_LEN`], or whose lines are not ascending.
+/// The store positions of `placed` (its rules' entries, in store order) in matching order
+/// ([`RuleStore::order_key`]), by a counting sort on (specificity, kind): `None` for groups
+/// below [`COUNTED_ORDER_THRESHOLD`], with a pattern over [`MAX_COUNTED_LEN`], or whose lines
+/// are not ascending.
 ///
 /// The store holds rules in file order (lines ascending), and the counting sort is stable, so
 /// the line, the key's last part, needs no sorting: one pass to count, one to place, instead
 /// of a comparison sort per bucket (large groups put hundreds of rules in one bucket).
-fn counted_order(store: &RuleStore) -> Option<Vec<u32>> {
-    let rules = store.len();
+fn counted_order(placed: &[(u16, Entry)]) -> Option<Vec<u32>> {
+    let rules = placed.len();
     if rules < COUNTED_ORDER_THRESHOLD {
         return None;
     }
+    // Everything the sort needs is in the entries' order keys: no second look at the store.
+    let parts = |(_, entry): &(u16, Entry)| store::order_parts(entry.order);
     let mut longest = 0;
     let mut last_line = 0;
-    for position in 0..rules {
-        let (start, end) = store.span(position);
-        longest = longest.max(end - start);
-        let line = store.line(position);
+    for (len, _, line) in placed.iter().map(parts) {
+        longest = longest.max(len);
         if line < last_line {
             return None;
         }
@@ -285,14 +285,13 @@ fn counted_order(store: &RuleStore) -> Option<Vec<u32>> {
         return None;
     }
     // Key 0 is the best: the longest pattern, allow before disallow.
-    let key = |position: usize| {
-        let (start, end) = store.span(position);
-        let disallow = usize::from(store.kind(position) == RuleKind::Disallow);
-        (longest - (end - start)) * 2 + disallow
+    let key = |placed: &(u16, Entry)| {
+        let (len, disallow, _) = parts(placed);
+        (longest - len) * 2 + usize::from(disallow)
     };
     let mut starts = vec![0u32; 2 * longest + 3];
-    for position in 0..rules {
-        if let Some(count) = starts.get_mut(key(position) + 1) {
+    for placed in placed {
+        if let Some(count) = starts.get_mut(key(placed) + 1) {
             *count += 1;
         }
     }
@@ -300,8 +299,8 @@ fn counted_order(store: &RuleStore) -> Option<Vec<u32>> {
         starts[key] += starts[key - 1];
     }
     let mut order = vec![0u32; rules];
-    for position in 0..rules {
-        if let Some(start) = starts.get_mut(key(position)) {
+    for (position, placed) in placed.iter().enumerate() {
+        if let Some(start) = starts.get_mut(key(placed)) {
             if let Some(slot) = order.get_mut(*start as usize) {
                 *slot = to_u32(position);
             }
@@ -336,13 +335,13 @@ impl Index {
                 if star.is_some() { WILDCARD } else { 0 } | if anchored { ANCHORED } else { 0 };
             let entry = Entry {
                 fingerprint: first_eight(arena.get(start..).unwrap_or_default()),
-                order: store.order_key(position),
+                order: store.order_key_of(position, end - start),
                 rule: to_u32(position),
                 head: to_u32(head_len).min(HEAD_LEN) | flags,
             };
             placed.push((bucket, entry));
         }
-        let order = counted_order(store);
+        let order = counted_order(&placed);
         let (mut entries, directories, general) = if bucketed {
             bucket(&placed, order.as_deref())
         } else {
@@ -492,20 +491,25 @@ const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
 /// index build, and `memchr` costs more than that on a pattern of a few dozen bytes.
 fn find_star(arena: &[u8], start: usize, end: usize) -> Option<usize> {
     let stars = LOW_BITS * u64::from(b'*');
-    let mut at = start;
-    while at < end {
-        let word = match arena.get(at..).and_then(<[u8]>::first_chunk::<8>) {
-            Some(bytes) => u64::from_le_bytes(*bytes),
-            None => first_eight(arena.get(at..).unwrap_or_default()),
+    let len = end.saturating_sub(start);
+    let mut chunks = arena.get(start..).unwrap_or_default().chunks_exact(8);
+    let mut offset = 0;
+    while offset < len {
+        let word = match chunks.next() {
+            Some(chunk) => chunk
+                .first_chunk::<8>()
+                .map_or(0, |bytes| u64::from_le_bytes(*bytes)),
+            // The arena's last bytes: zero-padded, and the last word looked at.
+            None => first_eight(chunks.remainder()),
         };
         let equal = word ^ stars;
         // The high bit of each zero byte of `equal`; only the lowest one is exact.
         let found = equal.wrapping_sub(LOW_BITS) & !equal & HIGH_BITS;
         if found != 0 {
-            let position = at + (found.trailing_zeros() / 8) as usize;
-            return (position < end).then_some(position - start);
+            let position = offset + (found.trailing_zeros() / 8) as usize;
+            return (position < len).then_some(position);
         }
-        at += 8;
+        offset += 8;
     }
     None
 }
@@ -526,6 +530,7 @@ fn byte_set(text: &[u8]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rule::RuleKind;
     use crate::store::RuleStoreBuilder;
 
     fn store(count: usize) -> RuleStore {
@@ -547,15 +552,35 @@ mod tests {
         builder.finish()
     }
 
+    /// Entries carrying only what the counting sort reads: the order keys.
+    fn placed(store: &RuleStore) -> Vec<(u16, Entry)> {
+        (0..store.len())
+            .map(|position| {
+                let entry = Entry {
+                    fingerprint: 0,
+                    order: store.order_key(position),
+                    rule: to_u32(position),
+                    head: 0,
+                };
+                (0, entry)
+            })
+            .collect()
+    }
+
     #[test]
     fn counted_order_is_matching_order() {
         for count in [COUNTED_ORDER_THRESHOLD, 200] {
             let store = store(count);
             let mut expected: Vec<u32> = (0..count as u32).collect();
             expected.sort_by_key(|&position| store.order_key(position as usize));
-            assert_eq!(counted_order(&store), Some(expected), "{count} rules");
+            assert_eq!(
+                counted_order(&placed(&store)),
+                Some(expected),
+                "{count} rules"
+            );
         }
-        assert_eq!(counted_order(&store(COUNTED_ORDER_THRESHOLD - 1)), None);
+        let small = store(COUNTED_ORDER_THRESHOLD - 1);
+        assert_eq!(counted_order(&placed(&small)), None);
     }
 
     #[test]

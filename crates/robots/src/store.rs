@@ -98,6 +98,18 @@ impl RuleStoreBuilder {
     }
 }
 
+/// What an order key ([`RuleStore::order_key`]) is made of: the canonical pattern's length,
+/// whether the rule is a disallow, and its line.
+pub(crate) fn order_parts(key: u64) -> (usize, bool, usize) {
+    let specificity = (u32::MAX - (key >> 32) as u32) as usize;
+    let line_kind = key as u32;
+    (
+        specificity,
+        line_kind >> 31 == 1,
+        (line_kind & (u32::MAX >> 1)) as usize,
+    )
+}
+
 /// One crawler's rules in file order (no sort at parse time: the matching index orders them
 /// when it is built, on the first check).
 #[derive(Debug, Clone, Default)]
@@ -163,7 +175,13 @@ impl RuleStore {
     /// then allow before disallow, then file order. Smaller is better.
     pub(crate) fn order_key(&self, position: usize) -> u64 {
         let (start, end) = self.span(position);
-        let specificity = u64::from(u32::MAX - to_u32(end - start));
+        self.order_key_of(position, end - start)
+    }
+
+    /// [`RuleStore::order_key`] of rule `position`, whose canonical pattern is `len` bytes
+    /// long (for callers that already have its span).
+    pub(crate) fn order_key_of(&self, position: usize, len: usize) -> u64 {
+        let specificity = u64::from(u32::MAX - to_u32(len));
         let line_kind = self.rules.get(position).map_or(0, |rule| rule.line_kind);
         // The kind is the low bit of `line_kind`: swapping halves puts it above the line.
         specificity << 32 | u64::from(line_kind.rotate_right(1))
@@ -195,6 +213,29 @@ impl RuleStore {
                 let (start, end) = self.span(position as usize);
                 self.canonical.get(start..end).unwrap_or_default()
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_order_key_gives_back_its_parts() {
+        let mut builder = RuleStoreBuilder::default();
+        builder.push(3, RuleKind::Disallow, b"/a*b$");
+        builder.push(9, RuleKind::Allow, b"/%c3%a5");
+        builder.push(12, RuleKind::Disallow, b"*");
+        let store = builder.finish();
+        for position in 0..store.len() {
+            let key = store.order_key(position);
+            let parts = (
+                store.canonical(position).len(),
+                store.kind(position) == RuleKind::Disallow,
+                store.line(position),
+            );
+            assert_eq!(order_parts(key), parts, "rule {position}");
         }
     }
 }
