@@ -15,11 +15,13 @@
 //! ASCII-compatible encoding (from `Content-Type`); non-ASCII bytes in URLs are then decoded
 //! with it.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
+use std::sync::LazyLock;
 
 use jiff::Timestamp;
 use lol_html::html_content::Element;
-use lol_html::{element, HtmlRewriter, MemorySettings, Settings};
+use lol_html::{HtmlRewriter, MemorySettings, Selector, Settings};
 use url::Url;
 
 use crate::directives::{self, Directives};
@@ -57,6 +59,48 @@ pub struct Page {
     pub dropped: usize,
     /// Whether the tokenizer gave up (a limit): what was found before is kept.
     pub truncated: bool,
+}
+
+/// The selectors of [`read_page`], parsed once: parsing them for every page was a
+/// measurable share of the parse time (the `selectors` crate allocates a lot).
+struct Selectors {
+    anchors: Selector,
+    links: Selector,
+    base: Selector,
+    img: Selector,
+    source: Selector,
+    meta: Selector,
+}
+
+static SELECTORS: LazyLock<Selectors> = LazyLock::new(|| {
+    // Constant selectors: `lol_html::element!` unwraps the very same parse on every page.
+    let parse = |text: &str| text.parse::<Selector>().expect("a valid constant selector");
+    Selectors {
+        anchors: parse("a[href], area[href]"),
+        links: parse("link[href][rel]"),
+        base: parse("base[href]"),
+        img: parse("img"),
+        source: parse("picture source[srcset]"),
+        meta: parse("meta[content]"),
+    }
+});
+
+/// `lol_html::element!` with a selector parsed once (borrowed from [`SELECTORS`]).
+macro_rules! on {
+    ($selector:expr, $handler:expr) => {{
+        // As in `lol_html::element!`: lets the closure's argument type be inferred.
+        #[inline(always)]
+        const fn type_hint<'h, T, H: lol_html::HandlerTypes>(h: T) -> T
+        where
+            T: FnMut(&mut Element<'_, '_, H>) -> lol_html::HandlerResult + 'h,
+        {
+            h
+        }
+        (
+            Cow::Borrowed($selector),
+            lol_html::ElementContentHandlers::default().element(type_hint($handler)),
+        )
+    }};
 }
 
 #[derive(Default)]
@@ -101,15 +145,16 @@ pub fn read_page(body: &[u8], page: &Url, encoding: Option<&str>, now: Timestamp
         .and_then(|l| encoding_rs::Encoding::for_label(l.trim().as_bytes()))
         .and_then(lol_html::AsciiCompatibleEncoding::new)
         .unwrap_or_else(lol_html::AsciiCompatibleEncoding::utf_8);
+    let sel: &'static Selectors = &SELECTORS;
     let settings = Settings {
         element_content_handlers: vec![
-            element!("a[href], area[href]", |el| {
+            on!(&sel.anchors, |el| {
                 if let Some(href) = el.get_attribute("href") {
                     raw.borrow_mut().link(href, rel_has(el, "nofollow"));
                 }
                 Ok(())
             }),
-            element!("link[href][rel]", |el| {
+            on!(&sel.links, |el| {
                 let page_like = ["alternate", "next", "prev"].iter().any(|t| rel_has(el, t));
                 if page_like && !rel_has(el, "stylesheet") {
                     if let Some(href) = el.get_attribute("href") {
@@ -118,14 +163,14 @@ pub fn read_page(body: &[u8], page: &Url, encoding: Option<&str>, now: Timestamp
                 }
                 Ok(())
             }),
-            element!("base[href]", |el| {
+            on!(&sel.base, |el| {
                 let mut r = raw.borrow_mut();
                 if r.base.is_none() {
                     r.base = el.get_attribute("href");
                 }
                 Ok(())
             }),
-            element!("img", |el| {
+            on!(&sel.img, |el| {
                 let mut r = raw.borrow_mut();
                 if let Some(src) = el.get_attribute("src") {
                     r.media(src);
@@ -135,14 +180,14 @@ pub fn read_page(body: &[u8], page: &Url, encoding: Option<&str>, now: Timestamp
                 }
                 Ok(())
             }),
-            element!("picture source[srcset]", |el| {
+            on!(&sel.source, |el| {
                 if let Some(set) = el.get_attribute("srcset") {
                     let mut r = raw.borrow_mut();
                     srcset(&set).into_iter().for_each(|u| r.media(u));
                 }
                 Ok(())
             }),
-            element!("meta[content]", |el| {
+            on!(&sel.meta, |el| {
                 let content = el.get_attribute("content").unwrap_or_default();
                 if let Some(name) = el.get_attribute("name") {
                     if let Some(d) = directives::from_meta(&name, &content, now) {
@@ -273,6 +318,12 @@ mod tests {
             .iter()
             .map(|l| (l.url.as_str(), l.nofollow))
             .collect()
+    }
+
+    #[test]
+    fn the_constant_selectors_parse() {
+        // `SELECTORS` panics on first use otherwise: every page would fail to parse.
+        let _ = &SELECTORS.anchors;
     }
 
     #[test]

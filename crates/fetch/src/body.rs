@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use async_compression::tokio::bufread::{BrotliDecoder, DeflateDecoder, GzipDecoder, ZlibDecoder};
-use bytes::{Bytes, BytesMut};
+use bytes::{BufMut, Bytes, BytesMut};
 use futures_util::{stream, StreamExt};
 use http::HeaderMap;
 use tokio::io::{AsyncRead, AsyncReadExt};
@@ -280,18 +280,32 @@ impl BodyReader {
     /// The next decoded chunk (at most [`READ_CHUNK_BYTES`]), or `None` at the end of the
     /// body or at the cap ([`BodyReader::truncated`] tells which).
     pub async fn chunk(&mut self) -> Result<Option<Bytes>, FetchError> {
+        let mut buffer = Vec::new();
+        match self.read_into(&mut buffer).await? {
+            0 => Ok(None),
+            // The vector becomes the chunk as it is (no copy).
+            _ => Ok(Some(Bytes::from(buffer))),
+        }
+    }
+
+    /// Appends the next decoded piece (at most [`READ_CHUNK_BYTES`]) to `out`, without
+    /// zeroing or copying it again; returns its length, 0 at the end of the body or at the
+    /// cap. Reading a whole body into one buffer this way spares a buffer and a copy per
+    /// piece (the crawler reads every page whole).
+    async fn read_into(&mut self, out: &mut Vec<u8>) -> Result<usize, FetchError> {
         if self.done {
-            return Ok(None);
+            return Ok(0);
         }
         let room = self.cap.saturating_sub(self.decoded as usize);
         // One byte past the cap tells a body of exactly the cap from a longer one.
-        let mut buffer = BytesMut::zeroed(READ_CHUNK_BYTES.min(room + 1));
+        let want = READ_CHUNK_BYTES.min(room + 1);
+        let start = out.len();
         loop {
             let window_end = *self
                 .window_end
                 .get_or_insert_with(|| Instant::now() + self.rate.window);
             let limit = window_end.min(self.deadline.instant());
-            let read = tokio::time::timeout_at(limit, self.read(&mut buffer)).await;
+            let read = tokio::time::timeout_at(limit, self.read(out, want)).await;
             let now = Instant::now();
             let n = match read {
                 Ok(result) => Some(result?),
@@ -313,29 +327,27 @@ impl BodyReader {
             let Some(n) = n else { continue };
             if n == 0 {
                 self.done = true;
-                return Ok(None);
+                return Ok(0);
             }
             self.decoded += n as u64;
             if n > room {
                 self.truncated = true;
                 self.done = true;
-                buffer.truncate(room);
-            } else {
-                buffer.truncate(n);
+                out.truncate(start + room);
             }
-            if buffer.is_empty() {
-                return Ok(None);
-            }
-            return Ok(Some(buffer.freeze()));
+            return Ok(out.len() - start);
         }
     }
 
-    async fn read(&mut self, buffer: &mut [u8]) -> Result<usize, FetchError> {
+    /// Appends at most `want` decoded bytes to `buffer` (its spare capacity is read into as
+    /// it is, not zeroed first).
+    async fn read(&mut self, buffer: &mut Vec<u8>, want: usize) -> Result<usize, FetchError> {
         if let Source::PendingDeflate(_) = self.source {
             self.tell_deflate_apart().await?;
         }
+        buffer.reserve(want);
         let result = match &mut self.source {
-            Source::Reader(reader) => reader.read(buffer).await,
+            Source::Reader(reader) => reader.read_buf(&mut buffer.limit(want)).await,
             Source::Empty | Source::PendingDeflate(_) => Ok(0),
         };
         result.map_err(|error| self.io_error(error))
@@ -379,9 +391,11 @@ impl BodyReader {
     pub async fn read_to_end(mut self, stop_marker: Option<&[u8]>) -> Result<Body, FetchError> {
         let mut bytes = Vec::new();
         let mut stopped_at_marker = false;
-        while let Some(chunk) = self.chunk().await? {
+        loop {
             let searched_from = bytes.len();
-            bytes.extend_from_slice(&chunk);
+            if self.read_into(&mut bytes).await? == 0 {
+                break;
+            }
             if let Some(marker) = stop_marker.filter(|m| !m.is_empty()) {
                 if let Some(end) = find_marker(&bytes, searched_from, marker) {
                     bytes.truncate(end);
@@ -390,7 +404,7 @@ impl BodyReader {
                 }
             }
         }
-        let tap = self.tap.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut tap = self.tap.lock().unwrap_or_else(PoisonError::into_inner);
         Ok(Body {
             bytes,
             truncated: self.truncated && !stopped_at_marker,
@@ -398,7 +412,8 @@ impl BodyReader {
             decoded_bytes: self.decoded,
             raw_bytes: tap.bytes,
             coding: self.coding.clone(),
-            raw: tap.kept.clone(),
+            // Taken, not copied: the reader is done with it.
+            raw: tap.kept.take(),
         })
     }
 }

@@ -23,6 +23,9 @@ pub(crate) struct Archive {
     pub(crate) main: Option<usize>,
     /// That record's id.
     pub(crate) main_id: Option<String>,
+    /// That record's payload digest, when it has a payload (reused as the content hash when
+    /// the payload is the decoded body: one SHA-1 pass fewer per page).
+    pub(crate) main_payload_digest: Option<String>,
     /// Time spent building and compressing records.
     pub(crate) encode_nanos: u64,
 }
@@ -96,6 +99,11 @@ impl Archive {
             Some(p) => {
                 response.block = vec![&head, p.bytes];
                 response.payload_parts = Some(1..2);
+                let digest = payload_digest(p.bytes);
+                if main {
+                    self.main_payload_digest = Some(digest.clone());
+                }
+                response.payload_digest = Some(digest);
                 if let Some(coding) = &p.decoded_from {
                     response
                         .fields

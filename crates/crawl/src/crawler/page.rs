@@ -207,7 +207,7 @@ pub(crate) async fn kept(
                 kept.media = p.media;
             }
         }
-        let hash = (!d.noindex).then(|| payload_digest(&body.bytes));
+        let hash = (!d.noindex).then(|| content_hash(archive, &body));
         outcome.fetch = Some(facts(
             &head,
             hop.sent_at,
@@ -226,6 +226,15 @@ pub(crate) async fn kept(
         media,
     });
     Ok((outcome, kept, Flow::Continue, bytes))
+}
+
+/// The SHA-1 of a page's decoded body: the archived payload's digest when the payload is
+/// those very bytes (an uncompressed page kept whole), else hashed here.
+fn content_hash(archive: &Archive, body: &fetch::Body) -> String {
+    match &archive.main_payload_digest {
+        Some(digest) if payload(body).bytes == body.bytes.as_slice() => digest.clone(),
+        _ => payload_digest(&body.bytes),
+    }
 }
 
 fn charset(content_type: Option<&str>) -> Option<&str> {

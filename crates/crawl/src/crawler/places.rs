@@ -2,7 +2,7 @@
 //! the crawl's scope, and the origin map the fetch pipeline paces by.
 
 use std::collections::{HashMap, HashSet};
-use std::hash::BuildHasher;
+use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
@@ -59,7 +59,7 @@ pub(crate) struct Places {
     pub(crate) origins: Arc<HostOrigins>,
     hosts: Mutex<HashMap<String, HostInfo>>,
     seeds: RwLock<HashSet<Site>>,
-    seen: Mutex<HashSet<u64>>,
+    seen: Mutex<HashSet<u64, BuildHasherDefault<Prehashed>>>,
     hasher: std::collections::hash_map::RandomState,
 }
 
@@ -78,7 +78,7 @@ impl Places {
             origins: Arc::new(HostOrigins::default()),
             hosts: Mutex::new(HashMap::new()),
             seeds: RwLock::new(HashSet::new()),
-            seen: Mutex::new(HashSet::new()),
+            seen: Mutex::new(HashSet::default()),
             hasher: std::collections::hash_map::RandomState::new(),
         }
     }
@@ -363,6 +363,28 @@ impl Places {
             seen.clear();
         }
         seen.insert(hash)
+    }
+}
+
+/// The hasher of the set of seen keys: its values are already `RandomState` hashes of the
+/// keys, so hashing them again (SipHash, as a plain `HashSet<u64>` does) only cost time.
+#[derive(Default)]
+struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `write_u64` is used (the set holds `u64`s); anything else is folded in.
+        for b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(*b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
     }
 }
 

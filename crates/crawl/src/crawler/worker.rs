@@ -360,7 +360,7 @@ async fn settle(
                     .update_host(target.host(), |h| h.https = Some(true));
             }
             observe(ctx, &f.url, &f.head).await?;
-            let last = trail.exchanges.last().cloned();
+            let last = trail.exchanges.last();
             let at_end = target.key() != url.key;
             let chain = super::redirects::chain_json(
                 url.redirects.as_deref(),
@@ -370,7 +370,7 @@ async fn settle(
             );
             match last {
                 Some(hop) => {
-                    let mut settled = page::kept(ctx, url, *f, &hop, &mut archive).await?;
+                    let mut settled = page::kept(ctx, url, *f, hop, &mut archive).await?;
                     if let Some(fetch) = settled.0.fetch.as_mut() {
                         fetch.redirects = chain;
                     }

@@ -357,47 +357,12 @@ impl Store {
         let now = millis(Timestamp::now());
         let new_urls = dedup(&batch.new_urls);
         write_tx!(&self.db, tx => {
-            for o in &batch.outcomes {
-                let state = o.state.unwrap_or(UrlState::Queued).code();
-                let attempts = i32::try_from(o.attempts).unwrap_or(i32::MAX);
-                match &o.fetch {
-                    None => sqlx::query(
-                        "UPDATE crawl_urls SET state = $1, reason = $2, attempts = $3, last_error = $4, next_due = $5 WHERE id = $6",
-                    )
-                    .bind(state)
-                    .bind(o.reason.as_deref())
-                    .bind(attempts)
-                    .bind(o.last_error.as_deref())
-                    .bind(o.next_due)
-                    .bind(o.id)
+            for (rows, with_response) in super::outcomes::statements(&batch.outcomes) {
+                super::outcomes::update_sql(&rows, with_response)
+                    .build()
                     .execute(&mut *tx)
-                    .await,
-                    Some(f) => sqlx::query(
-                        "UPDATE crawl_urls SET state = $1, reason = $2, attempts = $3, last_error = $4, next_due = $5, \
-                         fetched_at = $6, status = $7, etag = $8, last_modified = $9, content_hash = COALESCE($10, content_hash), bytes = $11, \
-                         warc_file = $12, warc_offset = $13, warc_record_id = $14, directives = $15, redirects = $16 WHERE id = $17",
-                    )
-                    .bind(state)
-                    .bind(o.reason.as_deref())
-                    .bind(attempts)
-                    .bind(o.last_error.as_deref())
-                    .bind(o.next_due)
-                    .bind(millis(f.fetched_at))
-                    .bind(i32::from(f.status))
-                    .bind(f.etag.as_deref())
-                    .bind(f.last_modified.as_deref())
-                    .bind(f.content_hash.as_deref())
-                    .bind(i64::try_from(f.bytes).unwrap_or(i64::MAX))
-                    .bind(f.warc_file.as_deref())
-                    .bind(f.warc_offset.map(|o| i64::try_from(o).unwrap_or(i64::MAX)))
-                    .bind(f.warc_record_id.as_deref())
-                    .bind(f.directives.as_deref())
-                    .bind(f.redirects.as_deref())
-                    .bind(o.id)
-                    .execute(&mut *tx)
-                    .await,
-                }
-                .map_err(DbError::query("update URL"))?;
+                    .await
+                    .map_err(DbError::query("update URLs"))?;
             }
             // Origin rows in id order, as every transaction here takes them: two
             // transactions never wait for each other's rows in opposite orders (PostgreSQL

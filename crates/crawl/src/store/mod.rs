@@ -20,6 +20,7 @@
 //! before committing it: a URL's state is committed only after its WARC record is written.
 
 mod frontier;
+mod outcomes;
 mod places;
 mod schema;
 mod side;

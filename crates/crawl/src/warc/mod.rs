@@ -15,6 +15,7 @@
 //!   `kill -9`); with [`WarcOptions::sync`] it also waits for the disk (survives power loss).
 //!   The crawler commits a URL's state only after the flush that covers its records.
 
+mod gzip;
 mod record;
 mod recover;
 mod writer;

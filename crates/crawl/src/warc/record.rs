@@ -92,6 +92,10 @@ pub struct WarcRecord<'a> {
     /// Which parts of the block are the payload (for `WARC-Payload-Digest`), e.g. `1..2` for
     /// an HTTP response given as `[head, body]`. `None`: no payload digest.
     pub payload_parts: Option<std::ops::Range<usize>>,
+    /// The payload digest (`sha1:BASE32`) when the caller already computed it from the
+    /// payload parts (it needs it too, e.g. as a content hash): the payload is then hashed
+    /// once, not twice. `None`: computed here.
+    pub payload_digest: Option<String>,
     /// Further fields, written in order (`WARC-Concurrent-To`, `WARC-Refers-To`,
     /// `WARC-Profile`, `WARC-Truncated`, ...). Values must not contain CR or LF.
     pub fields: Vec<(&'static str, String)>,
@@ -109,6 +113,7 @@ impl<'a> WarcRecord<'a> {
             content_type: None,
             block: Vec::new(),
             payload_parts: None,
+            payload_digest: None,
             fields: Vec::new(),
         }
     }
@@ -154,14 +159,19 @@ impl<'a> WarcRecord<'a> {
             &sha1_label(block.finalize().as_slice()),
         );
         if let Some(range) = &self.payload_parts {
-            let mut payload = Sha1::new();
-            for part in self.block.get(range.clone()).unwrap_or_default() {
-                payload.update(part);
+            match &self.payload_digest {
+                Some(digest) => field("WARC-Payload-Digest", digest),
+                None => {
+                    let mut payload = Sha1::new();
+                    for part in self.block.get(range.clone()).unwrap_or_default() {
+                        payload.update(part);
+                    }
+                    field(
+                        "WARC-Payload-Digest",
+                        &sha1_label(payload.finalize().as_slice()),
+                    );
+                }
             }
-            field(
-                "WARC-Payload-Digest",
-                &sha1_label(payload.finalize().as_slice()),
-            );
         }
         if let Some(ct) = self.content_type {
             field("Content-Type", ct);

@@ -5,7 +5,6 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use flate2::write::GzEncoder;
-use flate2::Compression;
 use jiff::Timestamp;
 
 use super::record::{RecordKind, WarcRecord};
@@ -281,18 +280,15 @@ impl<W: Write> Write for Counting<'_, W> {
     }
 }
 
-/// One record as its gzip member, ready for [`WarcWriter::write_encoded`].
+/// One record as its gzip member, ready for [`WarcWriter::write_encoded`] (compressed with
+/// the thread's reused compressor, see `gzip`).
 pub fn encode_member(record: &WarcRecord<'_>) -> Vec<u8> {
-    let mut out = Vec::with_capacity(record.block_len() / 2 + 512);
-    let mut gz = GzEncoder::new(&mut out, Compression::fast());
-    // Writing into a Vec cannot fail.
-    let _ = gz.write_all(record.header().as_bytes());
-    for part in &record.block {
-        let _ = gz.write_all(part);
-    }
-    let _ = gz.write_all(b"\r\n\r\n");
-    let _ = gz.finish();
-    out
+    let header = record.header();
+    let mut parts: Vec<&[u8]> = Vec::with_capacity(record.block.len() + 2);
+    parts.push(header.as_bytes());
+    parts.extend(record.block.iter().copied());
+    parts.push(b"\r\n\r\n");
+    super::gzip::member(&parts)
 }
 
 fn write_member(c: &mut Current, record: &WarcRecord<'_>) -> Result<RecordLocation, WarcError> {
@@ -302,7 +298,7 @@ fn write_member(c: &mut Current, record: &WarcRecord<'_>) -> Result<RecordLocati
         inner: &mut c.out,
         n: 0,
     };
-    let mut gz = GzEncoder::new(counting, Compression::fast());
+    let mut gz = GzEncoder::new(counting, super::gzip::level());
     let result = (|| {
         gz.write_all(header.as_bytes())?;
         for part in &record.block {
