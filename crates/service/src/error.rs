@@ -17,6 +17,15 @@ pub enum ServiceError {
         #[source]
         source: serde_json::Error,
     },
+    /// A stored report document could not be compressed or decompressed.
+    #[error("report {id}: the stored document cannot be decoded")]
+    Codec {
+        /// The report.
+        id: String,
+        /// Why.
+        #[source]
+        source: crate::store::codec::CodecError,
+    },
     /// The operating system's random generator failed (report ids).
     #[error("no random numbers for a report id")]
     Random(#[source] getrandom::Error),
@@ -29,6 +38,18 @@ impl ServiceError {
     /// Wrap a JSON error about report `id`.
     pub(crate) fn document(id: &str) -> impl FnOnce(serde_json::Error) -> ServiceError + '_ {
         move |source| ServiceError::Document {
+            id: id.to_owned(),
+            source,
+        }
+    }
+}
+
+impl ServiceError {
+    /// Wrap a codec error about report `id`.
+    pub(crate) fn codec(
+        id: &str,
+    ) -> impl FnOnce(crate::store::codec::CodecError) -> ServiceError + '_ {
+        move |source| ServiceError::Codec {
             id: id.to_owned(),
             source,
         }

@@ -22,8 +22,48 @@ pub static SCHEMA: Schema = Schema {
             sqlite: CURRENT_INDEX_V2,
             postgres: CURRENT_INDEX_V2,
         },
+        Migration {
+            version: 3,
+            name: "report documents in a table of their own",
+            sqlite: DOCUMENTS_SQLITE_V3,
+            postgres: DOCUMENTS_POSTGRES_V3,
+        },
     ],
 };
+
+/// The report document and robots.txt's bytes move to `service_documents`, keyed by report
+/// id, and leave the reports table: with them inline every row was 14–28 KB, so every list,
+/// count, ranking and retention scan read (and every delete freed) the documents too; a 16 GB
+/// SQLite file for a million reports. New documents are stored deflated with a dictionary
+/// (`store::codec`, `encoding` 1); the moved ones stay plain JSON (`encoding` 0: SQL cannot
+/// deflate) and read back as they were. Deleting a report deletes its document (the foreign
+/// key), whichever path deletes it.
+const DOCUMENTS_SQLITE_V3: &str = "
+CREATE TABLE service_documents (
+    id TEXT PRIMARY KEY REFERENCES service_reports (id) ON DELETE CASCADE,
+    encoding INTEGER NOT NULL,
+    robots_body BLOB,
+    document BLOB NOT NULL
+);
+INSERT INTO service_documents (id, encoding, robots_body, document)
+    SELECT id, 0, robots_body, CAST(document AS BLOB) FROM service_reports
+    WHERE document IS NOT NULL;
+ALTER TABLE service_reports DROP COLUMN robots_body;
+ALTER TABLE service_reports DROP COLUMN document;
+";
+
+const DOCUMENTS_POSTGRES_V3: &str = "
+CREATE TABLE service_documents (
+    id TEXT PRIMARY KEY REFERENCES service_reports (id) ON DELETE CASCADE,
+    encoding BIGINT NOT NULL,
+    robots_body BYTEA,
+    document BYTEA NOT NULL
+);
+INSERT INTO service_documents (id, encoding, robots_body, document)
+    SELECT id, 0, robots_body, convert_to(document, 'UTF8') FROM service_reports
+    WHERE document IS NOT NULL;
+ALTER TABLE service_reports DROP COLUMN robots_body, DROP COLUMN document;
+";
 
 /// Every URL's newest finished report (the ranking, the pages' current reports, the previous
 /// report of a URL, retention's "is there a newer one") read from the index alone. Without it

@@ -85,6 +85,9 @@ pub struct DomainView {
     pub summaries: Vec<MonthlySummary>,
     /// Whether it is kept off the ranking.
     pub off_ranking: bool,
+    /// Whether it has an icon (the page shows it; not part of the API's answer).
+    #[serde(skip)]
+    pub has_icon: bool,
 }
 
 pub(crate) struct Inner {
@@ -293,18 +296,21 @@ impl Service {
     pub async fn domain(&self, domain: &str) -> Result<Option<DomainView>, ServiceError> {
         let domain = normalize_domain(domain);
         let store = &self.inner.store;
-        let (reports, total_reports) = store.domain_reports(&domain, MAX_DOMAIN_REPORTS).await?;
-        let summaries = store.summaries(&domain).await?;
+        // Two queries at once on two connections: one round trip's wait, not four.
+        let ((reports, total_reports), (summaries, off_ranking, has_icon)) = tokio::try_join!(
+            store.domain_reports(&domain, MAX_DOMAIN_REPORTS),
+            store.summaries_and_flags(&domain)
+        )?;
         if reports.is_empty() && summaries.is_empty() {
             return Ok(None);
         }
-        let off_ranking = store.off_ranking(&domain).await?;
         Ok(Some(DomainView {
             domain,
             reports,
             total_reports,
             summaries,
             off_ranking,
+            has_icon,
         }))
     }
 

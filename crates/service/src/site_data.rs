@@ -112,11 +112,10 @@ impl ServiceData {
             })
             .collect();
         let months = view.summaries.iter().filter_map(month).collect();
-        let has_icon = self.service.store().icon(&view.domain).await?.is_some();
         Ok(Some(DomainHistory {
             reports,
             months,
-            has_icon,
+            has_icon: view.has_icon,
         }))
     }
 
@@ -220,12 +219,10 @@ impl SiteData for ServiceData {
         url: &Url,
         before: Timestamp,
     ) -> Result<Option<Analysis>, DataError> {
-        let store = self.service.store();
-        let Some(id) = store.previous_done(url, before).await.map_err(data_error)? else {
-            return Ok(None);
-        };
-        Ok(store
-            .report(&id)
+        Ok(self
+            .service
+            .store()
+            .previous_report(url, before)
             .await
             .map_err(data_error)?
             .and_then(|r| r.report))

@@ -39,7 +39,7 @@ pub(crate) struct AppState<D> {
     pub(crate) config: SiteConfig,
     current: Cached<Vec<CurrentReport>>,
     /// The ranking made from the list in `current` (the same `Arc`) for one window.
-    ranking: std::sync::Mutex<Option<MadeRanking>>,
+    ranking: RankingSlot,
     stats: Cached<Stats>,
 }
 
@@ -55,23 +55,75 @@ impl<D: SiteData> AppState<D> {
             .await
     }
 
-    /// The ranking of this window, made once per list of current reports and window.
+    /// The ranking of this window, made once per list of current reports and window. When
+    /// only the list changed (a refresh within the window), the ranking made from the previous
+    /// list is answered while a blocking task makes the new one: no home request waits for a
+    /// ranking of every current report, except the first of each window.
     async fn ranking(&self) -> Result<Arc<Ranking>, DataError> {
         let current = self.current().await?;
         let now = Timestamp::now();
         let window = ranking::window_of(now);
-        let mut slot = self
-            .ranking
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some((list, at, made)) = slot.as_ref() {
-            if Arc::ptr_eq(list, &current) && *at == window {
-                return Ok(Arc::clone(made));
+        let held = lock(&self.ranking.slot).clone();
+        // With no refresh period (tests), every request sees the list it read.
+        let background = !self.config.data_refresh.is_zero();
+        match held {
+            Some((list, at, made)) if at == window && Arc::ptr_eq(&list, &current) => Ok(made),
+            Some((_, at, made)) if at == window && background => {
+                self.ranking.refresh(current, now, window);
+                Ok(made)
+            }
+            _ => {
+                // A new window (or none yet): made here, once; concurrent requests wait for it.
+                let _making = self.ranking.first.lock().await;
+                if let Some((list, at, made)) = lock(&self.ranking.slot).as_ref() {
+                    if *at == window && Arc::ptr_eq(list, &current) {
+                        return Ok(Arc::clone(made));
+                    }
+                }
+                let made = Arc::new(ranking::rank(&current, now));
+                *lock(&self.ranking.slot) = Some((current, window, Arc::clone(&made)));
+                Ok(made)
             }
         }
-        let made = Arc::new(ranking::rank(&current, now));
-        *slot = Some((current, window, Arc::clone(&made)));
-        Ok(made)
+    }
+}
+
+/// A poisoned lock only means a panic elsewhere while it was held: the value is whole.
+fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The home page's ranking, made once per window and list (see [`AppState::ranking`]).
+#[derive(Default)]
+struct RankingSlot {
+    /// The ranking made last, with its list and window.
+    slot: Arc<std::sync::Mutex<Option<MadeRanking>>>,
+    /// Whether a background refresh is running (at most one).
+    refreshing: Arc<std::sync::atomic::AtomicBool>,
+    /// Held while the first ranking of a window is made.
+    first: tokio::sync::Mutex<()>,
+}
+
+impl RankingSlot {
+    /// Make the ranking of `current` on a blocking thread, unless a refresh already runs.
+    fn refresh(&self, current: Arc<Vec<CurrentReport>>, now: Timestamp, window: i64) {
+        use std::sync::atomic::Ordering;
+        if self.refreshing.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let (slot, refreshing) = (Arc::clone(&self.slot), Arc::clone(&self.refreshing));
+        tokio::task::spawn_blocking(move || {
+            let made = Arc::new(ranking::rank(&current, now));
+            let mut held = lock(&slot);
+            // Never replace a ranking of a later window made meanwhile.
+            if held.as_ref().is_none_or(|(_, at, _)| *at <= window) {
+                *held = Some((current, window, made));
+            }
+            drop(held);
+            refreshing.store(false, Ordering::Release);
+        });
     }
 }
 
@@ -80,7 +132,7 @@ pub(crate) fn router<D: SiteData>(data: Arc<D>, config: SiteConfig) -> Router {
         data,
         config,
         current: Cached::new(),
-        ranking: std::sync::Mutex::new(None),
+        ranking: RankingSlot::default(),
         stats: Cached::new(),
     });
     let router = Router::new()

@@ -6,12 +6,12 @@ mod common;
 use std::collections::BTreeSet;
 
 use audit::Grade;
-use common::{analysis, app, get, scored, url};
+use common::{analysis, app, get, scored, url, PUBLIC};
 use jiff::{SignedDuration, Timestamp};
 use site::memory::MemoryData;
 use site::ranking::{rank, window_of, PER_GRADE, WINDOW_SECONDS};
 use site::sitemap::{self, MAX_SITEMAP_ENTRIES};
-use site::{CurrentReport, ReportId};
+use site::{CurrentReport, ReportId, SiteConfig};
 
 fn current(domain: &str, score: u8) -> CurrentReport {
     CurrentReport {
@@ -208,4 +208,34 @@ async fn the_sitemap_files_are_served() {
     );
     let robots = get(&app, "/robots.txt").await.body;
     assert!(robots.contains("Sitemap: https://robotstxtparser.test/sitemap.xml"));
+}
+
+#[tokio::test]
+async fn a_refreshed_list_reaches_the_home_page_through_the_background_ranking() {
+    let data = MemoryData::new();
+    data.insert(
+        url("https://alpha.test/"),
+        scored("https://alpha.test/", 95, "2026-11-01T10:00:00Z"),
+    );
+    let mut config = SiteConfig::new(url(PUBLIC));
+    config.data_refresh = std::time::Duration::from_millis(50);
+    let app = site::router(std::sync::Arc::new(data.clone()), config);
+    assert!(get(&app, "/").await.body.contains("alpha.test"));
+    data.insert(
+        url("https://beta.test/"),
+        scored("https://beta.test/", 90, "2026-11-01T10:00:00Z"),
+    );
+    // Within a window the request that reads the new list is answered with the ranking made
+    // from the old one while a blocking task ranks the new list; a later request shows it.
+    let shown = async {
+        loop {
+            tokio::time::sleep(std::time::Duration::from_millis(60)).await;
+            if get(&app, "/").await.body.contains("beta.test") {
+                break;
+            }
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(10), shown)
+        .await
+        .expect("the new report is ranked within seconds");
 }

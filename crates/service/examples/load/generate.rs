@@ -3,8 +3,9 @@
 //!
 //! Each report is a real audit of a small robots.txt of the repository's corpus sample
 //! (`testdata/corpus`), stored exactly as `Store::finish_report` stores it (the document
-//! without robots.txt's text, the bytes in their own column), with its domain, page URL and
-//! time written into the document. Reports are spread over `domains` domains of
+//! without robots.txt's text, deflated by `service::store::codec`, in `service_documents`
+//! beside robots.txt's bytes), with its domain, page URL and time written into the document
+//! before it is compressed. Reports are spread over `domains` domains of
 //! `URLS_PER_DOMAIN` URLs each and over `months` months before `as_of`, so a retention pass
 //! has months to fold and URLs whose newest report is old.
 
@@ -14,6 +15,7 @@ use audit::report::RobotsStatus;
 use audit::{Analysis, ProvidedFile};
 use db::sqlx;
 use jiff::{SignedDuration, Timestamp};
+use service::store::codec;
 use service::{ReportId, Store};
 
 #[path = "../../../../testdata/corpus/reader.rs"]
@@ -25,7 +27,7 @@ pub const URLS_PER_DOMAIN: usize = 2;
 const TEMPLATE_MAX_BYTES: usize = 4 * 1024;
 /// How many distinct analyses the reports are copies of.
 const TEMPLATES: usize = 8;
-/// Rows per `INSERT` statement (14 parameters each: under both backends' parameter limits).
+/// Rows per `INSERT` statement (at most 12 parameters each: under both backends' limits).
 const ROWS_PER_INSERT: usize = 100;
 /// Rows per transaction.
 const ROWS_PER_TRANSACTION: usize = 20_000;
@@ -112,7 +114,8 @@ struct Row<'a> {
     site: String,
     scheduled: bool,
     at: i64,
-    document: String,
+    encoding: i64,
+    document: Vec<u8>,
     template: &'a Template,
 }
 
@@ -129,13 +132,15 @@ fn row<'a>(n: usize, plan: &Plan, templates: &'a [Template]) -> Result<Row<'a>, 
     let back = i64::try_from(r % span_ms.max(1) as u64).unwrap_or(0);
     let at = plan.as_of - SignedDuration::from_millis(back);
     let template = &templates[(r >> 40) as usize % templates.len()];
-    let document = template
+    let json = template
         .json
         .replace(PATH, &path)
         .replace(HOST, &domain)
         .replace(TIME, &at.to_string());
+    let (encoding, document) = codec::encode(&json).map_err(|e| e.to_string())?;
     Ok(Row {
         id: ReportId::random().map_err(|e| e.to_string())?,
+        encoding: encoding.code(),
         url: format!("https://{domain}{path}"),
         site: format!("https://{domain}:443"),
         domain,
@@ -148,9 +153,12 @@ fn row<'a>(n: usize, plan: &Plan, templates: &'a [Template]) -> Result<Row<'a>, 
 }
 
 const INSERT: &str = "INSERT INTO service_reports (id, domain, url, site, is_paste, scheduled, \
-     state, created_at, analysed_at, score, grade, indexable, report_version, scoring_version, \
-     robots_body, document) VALUES ";
-const PARAMS_PER_ROW: usize = 14;
+     state, created_at, analysed_at, score, grade, indexable, report_version, scoring_version) \
+     VALUES ";
+const PARAMS_PER_ROW: usize = 12;
+const INSERT_DOCUMENTS: &str =
+    "INSERT INTO service_documents (id, encoding, robots_body, document) VALUES ";
+const PARAMS_PER_DOCUMENT: usize = 4;
 
 /// `($1, $2, FALSE, ...), (...)` for `rows` rows.
 fn values(rows: usize) -> String {
@@ -159,7 +167,7 @@ fn values(rows: usize) -> String {
         let p = |k: usize| format!("${}", r * PARAMS_PER_ROW + k);
         let sep = if r == 0 { "" } else { "," };
         sql.push_str(&format!(
-            "{sep}({}, {}, {}, {}, FALSE, {}, 'done', {}, {}, {}, {}, {}, {}, {}, {}, {})",
+            "{sep}({}, {}, {}, {}, FALSE, {}, 'done', {}, {}, {}, {}, {}, {}, {})",
             p(1),
             p(2),
             p(3),
@@ -171,10 +179,19 @@ fn values(rows: usize) -> String {
             p(9),
             p(10),
             p(11),
-            p(12),
-            p(13),
-            p(14)
+            p(12)
         ));
+    }
+    sql
+}
+
+/// `($1, $2, $3, $4), (...)` for `rows` documents.
+fn document_values(rows: usize) -> String {
+    let mut sql = String::from(INSERT_DOCUMENTS);
+    for r in 0..rows {
+        let p = |k: usize| format!("${}", r * PARAMS_PER_DOCUMENT + k);
+        let sep = if r == 0 { "" } else { "," };
+        sql.push_str(&format!("{sep}({}, {}, {}, {})", p(1), p(2), p(3), p(4)));
     }
     sql
 }
@@ -192,9 +209,16 @@ async fn write(store: &Store, rows: &[Row<'_>]) -> Result<(), String> {
                     query = query.bind(row.id.as_str()).bind(&row.domain).bind(&row.url)
                         .bind(&row.site).bind(row.scheduled).bind(row.at).bind(row.at + 2_000)
                         .bind(t.score).bind(&t.grade).bind(t.indexable).bind(t.report_version)
-                        .bind(&t.scoring_version).bind(&t.body).bind(&row.document);
+                        .bind(&t.scoring_version);
                 }
                 query.execute(&mut *tx).await.map_err(db::DbError::query("bulk insert"))?;
+                let sql = document_values(chunk.len());
+                let mut query = sqlx::query(&sql);
+                for row in chunk {
+                    query = query.bind(row.id.as_str()).bind(row.encoding)
+                        .bind(&row.template.body).bind(&row.document);
+                }
+                query.execute(&mut *tx).await.map_err(db::DbError::query("bulk insert documents"))?;
             }
         });
         Ok::<(), db::DbError>(())
@@ -205,12 +229,15 @@ async fn write(store: &Store, rows: &[Row<'_>]) -> Result<(), String> {
 /// Generate and store `plan.reports` reports; prints progress on stderr.
 pub async fn generate(store: &Store, plan: &Plan) -> Result<(), String> {
     let templates = templates()?;
-    let sizes: Vec<usize> = templates
+    let sizes = templates
         .iter()
-        .map(|t| t.json.len() + t.body.len())
-        .collect();
+        .map(|t| {
+            let (_, packed) = codec::encode(&t.json).map_err(|e| e.to_string())?;
+            Ok((t.json.len(), packed.len() + t.body.len()))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
     eprintln!(
-        "{} templates, stored sizes {sizes:?} bytes; scores {:?}",
+        "{} templates, (JSON, stored document + robots.txt) sizes {sizes:?} bytes; scores {:?}",
         templates.len(),
         templates.iter().map(|t| t.score).collect::<Vec<_>>()
     );

@@ -14,6 +14,7 @@ use url::Url;
 use crate::error::ServiceError;
 use crate::ids::ReportId;
 
+pub mod codec;
 mod domains;
 mod jobs;
 mod pages;

@@ -6,7 +6,7 @@ use jiff::Timestamp;
 use serde::Serialize;
 use url::Url;
 
-use super::{ms, ts, ReportRow, ReportState, Store};
+use super::{codec, ms, ts, ReportRow, ReportState, Store};
 use crate::error::{q, ServiceError};
 use crate::ids::{registrable_domain, site_of, ReportId};
 
@@ -30,11 +30,19 @@ struct DbRow {
     error: Option<String>,
 }
 
-/// A [`DbRow`] with the report's stored bytes and document.
+/// A [`DbRow`] with the report's stored bytes and document (`service_documents`, joined:
+/// all `NULL` when the report has no document).
 struct FullRow {
     row: DbRow,
+    encoding: Option<i64>,
     robots_body: Option<Vec<u8>>,
-    document: Option<String>,
+    document: Option<Vec<u8>>,
+}
+
+/// A [`DbRow`] with the number of rows the query matched before its `LIMIT`.
+struct CountedRow {
+    row: DbRow,
+    total: i64,
 }
 
 /// `sqlx::FromRow` for [`DbRow`] and [`FullRow`] on one backend's row type (written out, not
@@ -66,8 +74,18 @@ macro_rules! from_row {
                 use sqlx::Row;
                 Ok(FullRow {
                     row: <DbRow as sqlx::FromRow<'r, $row>>::from_row(r)?,
+                    encoding: r.try_get("encoding")?,
                     robots_body: r.try_get("robots_body")?,
                     document: r.try_get("document")?,
+                })
+            }
+        }
+        impl<'r> sqlx::FromRow<'r, $row> for CountedRow {
+            fn from_row(r: &'r $row) -> Result<Self, sqlx::Error> {
+                use sqlx::Row;
+                Ok(CountedRow {
+                    row: <DbRow as sqlx::FromRow<'r, $row>>::from_row(r)?,
+                    total: r.try_get("total")?,
                 })
             }
         }
@@ -109,6 +127,42 @@ pub struct StoredReport {
     pub robots_body: Option<Vec<u8>>,
 }
 
+/// One report and its document, in one round trip.
+const REPORT_SQL: &str = "SELECT r.id, r.domain, r.url, r.is_paste, r.scheduled, r.state, \
+     r.created_at, r.analysed_at, r.score, r.grade, r.indexable, r.error, \
+     d.encoding, d.robots_body, d.document FROM service_reports r \
+     LEFT JOIN service_documents d ON d.id = r.id WHERE r.id = $1";
+
+/// A read row with its document decoded; `None` for a row this service did not write.
+fn full_report(found: FullRow, id: &ReportId) -> Result<Option<StoredReport>, ServiceError> {
+    let FullRow {
+        row,
+        encoding,
+        robots_body: body,
+        document: doc,
+    } = found;
+    let Some(row) = row.into_row() else {
+        return Ok(None);
+    };
+    let report = match (encoding, doc) {
+        (Some(encoding), Some(doc)) => {
+            let json = codec::decode(encoding, doc).map_err(ServiceError::codec(id.as_str()))?;
+            let mut analysis: Analysis =
+                serde_json::from_str(&json).map_err(ServiceError::document(id.as_str()))?;
+            if let Some(bytes) = &body {
+                analysis.robots.set_body_bytes(bytes);
+            }
+            Some(analysis)
+        }
+        _ => None,
+    };
+    Ok(Some(StoredReport {
+        row,
+        report,
+        robots_body: body,
+    }))
+}
+
 /// One URL's current (newest done) report, as the ranking sees it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RankingRow {
@@ -124,16 +178,33 @@ pub struct RankingRow {
     pub grade: String,
 }
 
-/// The document as stored: the analysis without robots.txt's text, which is stored once, as
-/// bytes, in its own column.
-fn document(analysis: &Analysis, id: &str) -> Result<(String, Vec<u8>), ServiceError> {
+/// A document as stored: the analysis without robots.txt's text (stored once, as bytes, in
+/// its own column), encoded by [`codec::encode`].
+struct Document {
+    encoding: i64,
+    bytes: Vec<u8>,
+    robots_body: Vec<u8>,
+}
+
+fn document(analysis: &Analysis, id: &str) -> Result<Document, ServiceError> {
     let mut copy = analysis.clone();
     // The bytes as received (not the lossy text when they are not UTF-8).
     let text = std::mem::take(&mut copy.robots.body).into_bytes();
-    let body = copy.robots.raw_body.take().unwrap_or(text);
+    let robots_body = copy.robots.raw_body.take().unwrap_or(text);
     let json = serde_json::to_string(&copy).map_err(ServiceError::document(id))?;
-    Ok((json, body))
+    let (encoding, bytes) = codec::encode(&json).map_err(ServiceError::codec(id))?;
+    Ok(Document {
+        encoding: encoding.code(),
+        bytes,
+        robots_body,
+    })
 }
+
+/// Write (or replace) a report's document.
+const INSERT_DOCUMENT: &str =
+    "INSERT INTO service_documents (id, encoding, robots_body, document) \
+     VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO UPDATE SET encoding = excluded.encoding, \
+     robots_body = excluded.robots_body, document = excluded.document";
 
 impl Store {
     /// Queue an analysis of `url`: a queued report and its job, in one transaction.
@@ -180,16 +251,20 @@ impl Store {
         now: Timestamp,
     ) -> Result<ReportId, ServiceError> {
         let id = ReportId::random().map_err(ServiceError::Random)?;
-        let (json, _) = document(analysis, id.as_str())?;
+        let doc = document(analysis, id.as_str())?;
         let kept = &body[..body.len().min(fetch::ROBOTS_TXT_MAX_BYTES)];
         let sql = "INSERT INTO service_reports (id, is_paste, state, created_at, analysed_at, \
-                   score, grade, indexable, report_version, scoring_version, robots_body, document) \
-                   VALUES ($1, TRUE, 'done', $2, $2, $3, $4, FALSE, $5, $6, $7, $8)";
-        db::with_pool!(&self.db, pool => sqlx::query(sql).bind(id.as_str()).bind(ms(now))
-            .bind(i64::from(analysis.score)).bind(analysis.grade.to_string())
-            .bind(i64::from(analysis.report_version)).bind(&analysis.scoring_version)
-            .bind(kept).bind(&json).execute(pool).await.map(drop))
-        .map_err(q("insert paste"))?;
+                   score, grade, indexable, report_version, scoring_version) \
+                   VALUES ($1, TRUE, 'done', $2, $2, $3, $4, FALSE, $5, $6)";
+        let db = &self.db;
+        db::write_tx!(db, tx => {
+            sqlx::query(sql).bind(id.as_str()).bind(ms(now))
+                .bind(i64::from(analysis.score)).bind(analysis.grade.to_string())
+                .bind(i64::from(analysis.report_version)).bind(&analysis.scoring_version)
+                .execute(&mut *tx).await.map_err(q("insert paste"))?;
+            sqlx::query(INSERT_DOCUMENT).bind(id.as_str()).bind(doc.encoding).bind(kept)
+                .bind(&doc.bytes).execute(&mut *tx).await.map_err(q("insert paste document"))?;
+        });
         Ok(id)
     }
 
@@ -207,17 +282,25 @@ impl Store {
         id: &ReportId,
         analysis: &Analysis,
     ) -> Result<(), ServiceError> {
-        let (json, body) = document(analysis, id.as_str())?;
+        let doc = document(analysis, id.as_str())?;
         let sql = "UPDATE service_reports SET state = 'done', analysed_at = $2, score = $3, \
                    grade = $4, indexable = $5, report_version = $6, scoring_version = $7, \
-                   robots_body = $8, document = $9, error = NULL WHERE id = $1";
+                   error = NULL WHERE id = $1";
         let indexable = crate::indexing::indexable(analysis);
-        db::with_pool!(&self.db, pool => sqlx::query(sql).bind(id.as_str())
-            .bind(ms(analysis.analysed_at)).bind(i64::from(analysis.score))
-            .bind(analysis.grade.to_string()).bind(indexable)
-            .bind(i64::from(analysis.report_version)).bind(&analysis.scoring_version)
-            .bind(&body).bind(&json).execute(pool).await.map(drop))
-        .map_err(q("finish report"))?;
+        let db = &self.db;
+        db::write_tx!(db, tx => {
+            let updated = sqlx::query(sql).bind(id.as_str())
+                .bind(ms(analysis.analysed_at)).bind(i64::from(analysis.score))
+                .bind(analysis.grade.to_string()).bind(indexable)
+                .bind(i64::from(analysis.report_version)).bind(&analysis.scoring_version)
+                .execute(&mut *tx).await.map_err(q("finish report"))?.rows_affected();
+            // A report deleted meanwhile (data removal) gets no orphan document.
+            if updated > 0 {
+                sqlx::query(INSERT_DOCUMENT).bind(id.as_str()).bind(doc.encoding)
+                    .bind(&doc.robots_body).bind(&doc.bytes).execute(&mut *tx).await
+                    .map_err(q("finish report document"))?;
+            }
+        });
         Ok(())
     }
 
@@ -231,39 +314,39 @@ impl Store {
 
     /// One report with its document.
     pub async fn report(&self, id: &ReportId) -> Result<Option<StoredReport>, ServiceError> {
-        let sql = format!(
-            "SELECT {ROW_COLUMNS}, robots_body, document FROM service_reports WHERE id = $1"
-        );
-        let found: Option<FullRow> = db::with_pool!(&self.db, pool => sqlx::query_as(&sql)
+        let found: Option<FullRow> = db::with_pool!(&self.db, pool => sqlx::query_as(REPORT_SQL)
             .bind(id.as_str()).fetch_optional(pool).await)
         .map_err(q("load report"))?;
-        let Some(FullRow {
-            row,
-            robots_body: body,
-            document: doc,
-        }) = found
-        else {
+        found
+            .map(|row| full_report(row, id))
+            .transpose()
+            .map(Option::flatten)
+    }
+
+    /// The newest finished report of `url` asked for before `before`, with its document, in
+    /// one round trip (the report page's comparison).
+    pub async fn previous_report(
+        &self,
+        url: &Url,
+        before: Timestamp,
+    ) -> Result<Option<StoredReport>, ServiceError> {
+        let sql = "SELECT r.id, r.domain, r.url, r.is_paste, r.scheduled, r.state, \
+             r.created_at, r.analysed_at, r.score, r.grade, r.indexable, r.error, \
+             d.encoding, d.robots_body, d.document FROM service_reports r \
+             LEFT JOIN service_documents d ON d.id = r.id WHERE r.url = $1 \
+             AND r.is_paste = FALSE AND r.state = 'done' AND r.created_at < $2 \
+             ORDER BY r.created_at DESC LIMIT 1";
+        let found: Option<FullRow> = db::with_pool!(&self.db, pool => sqlx::query_as(sql)
+            .bind(url.as_str()).bind(ms(before)).fetch_optional(pool).await)
+        .map_err(q("previous report"))?;
+        let Some(found) = found else {
             return Ok(None);
         };
-        let Some(row) = row.into_row() else {
-            return Ok(None);
+        let id: ReportId = match found.row.id.parse() {
+            Ok(id) => id,
+            Err(_) => return Ok(None),
         };
-        let report = match doc {
-            Some(doc) => {
-                let mut analysis: Analysis =
-                    serde_json::from_str(&doc).map_err(ServiceError::document(id.as_str()))?;
-                if let Some(bytes) = &body {
-                    analysis.robots.set_body_bytes(bytes);
-                }
-                Some(analysis)
-            }
-            None => None,
-        };
-        Ok(Some(StoredReport {
-            row,
-            report,
-            robots_body: body,
-        }))
+        full_report(found, &id)
     }
 
     /// The newest report of `url` asked for since `since` that did not fail (queued, running
@@ -289,15 +372,17 @@ impl Store {
         domain: &str,
         limit: usize,
     ) -> Result<(Vec<ReportRow>, i64), ServiceError> {
+        // The count beside the rows (computed before the LIMIT): one round trip, not two.
         let sql = format!(
-            "SELECT {ROW_COLUMNS} FROM service_reports WHERE domain = $1 AND is_paste = FALSE \
-             ORDER BY created_at DESC, id LIMIT $2"
+            "SELECT {ROW_COLUMNS}, COUNT(*) OVER () AS total FROM service_reports \
+             WHERE domain = $1 AND is_paste = FALSE ORDER BY created_at DESC, id LIMIT $2"
         );
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let rows = self.rows(&sql, domain, limit, "domain reports").await?;
-        let count = "SELECT COUNT(*) FROM service_reports WHERE domain = $1 AND is_paste = FALSE";
-        let total: i64 = db::with_pool!(&self.db, pool => sqlx::query_scalar(count).bind(domain).fetch_one(pool).await)
-            .map_err(q("count domain reports"))?;
+        let rows: Vec<CountedRow> = db::with_pool!(&self.db, pool => sqlx::query_as(&sql)
+            .bind(domain).bind(limit).fetch_all(pool).await)
+        .map_err(q("domain reports"))?;
+        let total = rows.first().map_or(0, |r| r.total);
+        let rows = rows.into_iter().filter_map(|r| r.row.into_row()).collect();
         Ok((rows, total))
     }
 

@@ -233,6 +233,43 @@ impl Store {
             .map_err(q("delete old"))
     }
 
+    /// The monthly summaries of `domain` (newest month first), whether it is kept off the
+    /// ranking and whether it has an icon, in one round trip (the domain's page and API).
+    pub async fn summaries_and_flags(
+        &self,
+        domain: &str,
+    ) -> Result<(Vec<MonthlySummary>, bool, bool), ServiceError> {
+        // The one-row `f` makes a row even for a domain with no summary.
+        let sql = "SELECT f.off_ranking, f.has_icon, m.month, m.reports, m.urls, m.best, \
+             m.score_sum, m.lowest FROM (SELECT \
+               COALESCE((SELECT off_ranking FROM service_domains WHERE domain = $1), FALSE) \
+                 AS off_ranking, \
+               COALESCE((SELECT icon IS NOT NULL FROM service_domains WHERE domain = $1), FALSE) \
+                 AS has_icon) f \
+             LEFT JOIN service_monthly m ON m.domain = $1 ORDER BY m.month DESC";
+        type T = (
+            bool,
+            bool,
+            Option<String>,
+            Option<i64>,
+            Option<i64>,
+            Option<i64>,
+            Option<i64>,
+            Option<i64>,
+        );
+        let rows: Vec<T> = db::with_pool!(&self.db, pool =>
+            sqlx::query_as(sql).bind(domain).fetch_all(pool).await)
+        .map_err(q("summaries and flags"))?;
+        let (off_ranking, has_icon) = rows.first().map_or((false, false), |r| (r.0, r.1));
+        let summaries = rows
+            .into_iter()
+            .filter_map(|(_, _, month, reports, urls, best, sum, lowest)| {
+                Some(summary(month?, reports?, urls?, best?, sum?, lowest?))
+            })
+            .collect();
+        Ok((summaries, off_ranking, has_icon))
+    }
+
     /// The monthly summaries of `domain`, newest month first.
     pub async fn summaries(&self, domain: &str) -> Result<Vec<MonthlySummary>, ServiceError> {
         let sql = "SELECT month, reports, urls, best, score_sum, lowest FROM service_monthly \
@@ -242,19 +279,33 @@ impl Store {
         .map_err(q("summaries"))?;
         Ok(rows
             .into_iter()
-            .map(|(month, reports, urls, best, sum, lowest)| MonthlySummary {
-                month,
-                reports,
-                urls,
-                best,
-                average: if reports > 0 {
-                    sum as f64 / reports as f64
-                } else {
-                    0.0
-                },
-                lowest,
+            .map(|(month, reports, urls, best, sum, lowest)| {
+                summary(month, reports, urls, best, sum, lowest)
             })
             .collect())
+    }
+}
+
+/// A summary as stored, with its average.
+fn summary(
+    month: String,
+    reports: i64,
+    urls: i64,
+    best: i64,
+    sum: i64,
+    lowest: i64,
+) -> MonthlySummary {
+    MonthlySummary {
+        month,
+        reports,
+        urls,
+        best,
+        average: if reports > 0 {
+            sum as f64 / reports as f64
+        } else {
+            0.0
+        },
+        lowest,
     }
 }
 

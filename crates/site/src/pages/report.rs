@@ -32,11 +32,14 @@ impl Context {
                 newest_indexable: None,
             });
         };
+        // Both at once: on a store over the network each is a round trip.
+        let (previous, newest_indexable) = tokio::try_join!(
+            data.previous_report(&report.url, analysis.analysed_at),
+            data.url_indexable(&report.url)
+        )?;
         Ok(Context {
-            previous: data
-                .previous_report(&report.url, analysis.analysed_at)
-                .await?,
-            newest_indexable: data.url_indexable(&report.url).await?,
+            previous,
+            newest_indexable,
         })
     }
 }
