@@ -18,7 +18,7 @@ use serde::Serialize;
 
 use super::{ms, ts, Store};
 use crate::error::{q, ServiceError};
-use crate::limits::{FOLD_BATCH_REPORTS, RETENTION_MONTHS};
+use crate::limits::{FOLD_BATCH_REPORTS, RETENTION_MONTHS, RETENTION_SQLITE_CACHE_KIB};
 
 /// Bound parameters per statement: under SQLite's limit (32,766) and PostgreSQL's (65,535).
 const BATCH_PARAMS: usize = 3_000;
@@ -35,6 +35,96 @@ macro_rules! bind_values {
         }
         query
     }};
+}
+
+/// Fold one batch of whole domains inside the open transaction `$tx`: their summaries updated
+/// and their reports deleted in a few multi-row statements (not a round trip per report). A
+/// macro so one body serves both backends' transactions.
+macro_rules! fold_statements {
+    ($tx:ident, $plan:expr) => {{
+        let plan = &$plan;
+        for (sql, values) in &plan.hashes {
+            bind_values!(sqlx::query(sql), values)
+                .execute(&mut *$tx)
+                .await
+                .map_err(q("summary urls"))?;
+        }
+        let mut old: Vec<(String, String, i64, i64, i64, i64)> = Vec::new();
+        let mut urls: Vec<(String, String, i64)> = Vec::new();
+        for chunk in plan.domains.chunks(BATCH_PARAMS) {
+            let list = placeholders(chunk.len(), 1, 0);
+            let sql = format!(
+                "SELECT domain, month, reports, best, score_sum, lowest \
+                               FROM service_monthly WHERE domain IN {list}"
+            );
+            old.extend(
+                bind_values!(sqlx::query_as(&sql), chunk)
+                    .fetch_all(&mut *$tx)
+                    .await
+                    .map_err(q("read summaries"))?,
+            );
+            let sql = format!(
+                "SELECT domain, month, COUNT(*) FROM service_monthly_urls \
+                               WHERE domain IN {list} GROUP BY domain, month"
+            );
+            urls.extend(
+                bind_values!(sqlx::query_as(&sql), chunk)
+                    .fetch_all(&mut *$tx)
+                    .await
+                    .map_err(q("count summary urls"))?,
+            );
+        }
+        for (sql, values) in summary_upserts(plan.batch, &old, &urls) {
+            bind_values!(sqlx::query(&sql), &values)
+                .execute(&mut *$tx)
+                .await
+                .map_err(q("write summaries"))?;
+        }
+        for (sql, values) in &plan.deletes {
+            bind_values!(sqlx::query(sql), values)
+                .execute(&mut *$tx)
+                .await
+                .map_err(q("delete folded reports"))?;
+        }
+    }};
+}
+
+/// The statements of one batch, built before its transaction opens.
+struct FoldPlan<'a> {
+    batch: &'a [(&'a String, &'a Vec<Fold>)],
+    hashes: Vec<Statement>,
+    domains: Vec<Value>,
+    deletes: Vec<Statement>,
+}
+
+impl<'a> FoldPlan<'a> {
+    fn new(batch: &'a [(&'a String, &'a Vec<Fold>)]) -> Self {
+        FoldPlan {
+            batch,
+            hashes: url_hash_inserts(batch),
+            domains: batch
+                .iter()
+                .map(|(d, _)| Value::Text((*d).clone()))
+                .collect(),
+            deletes: report_deletes(batch),
+        }
+    }
+}
+
+/// Fold one batch on SQLite in a `BEGIN IMMEDIATE` transaction of `conn` (the retention
+/// pass's own connection, see `Store::fold_all`).
+async fn fold_sqlite(
+    conn: &mut sqlx::pool::PoolConnection<sqlx::Sqlite>,
+    batch: &[(&String, &Vec<Fold>)],
+) -> Result<(), ServiceError> {
+    use sqlx::Connection as _;
+    let plan = FoldPlan::new(batch);
+    let mut tx = (**conn)
+        .begin_with("BEGIN IMMEDIATE")
+        .await
+        .map_err(q("begin fold"))?;
+    fold_statements!(tx, plan);
+    tx.commit().await.map_err(q("commit fold"))
 }
 
 /// What a retention pass did (or, dry, would do).
@@ -120,25 +210,25 @@ impl Store {
         };
         let by_domain = self.to_fold(cut).await?;
         out.domains = by_domain.len() as u64;
-        let mut batch = Vec::new();
+        let mut batches: Vec<Vec<(&String, &Vec<Fold>)>> = vec![Vec::new()];
         let mut batch_reports = 0;
         for (domain, reports) in &by_domain {
             out.folded += reports.len() as u64;
             let months: std::collections::BTreeSet<&str> =
                 reports.iter().map(|r| r.2.as_str()).collect();
             out.summaries += months.len() as u64;
-            batch.push((domain, reports));
-            batch_reports += reports.len();
             if batch_reports >= FOLD_BATCH_REPORTS {
-                if !dry_run {
-                    self.fold_batch(&batch).await?;
-                }
-                batch.clear();
+                batches.push(Vec::new());
                 batch_reports = 0;
             }
+            if let Some(batch) = batches.last_mut() {
+                batch.push((domain, reports));
+            }
+            batch_reports += reports.len();
         }
-        if !dry_run && !batch.is_empty() {
-            self.fold_batch(&batch).await?;
+        batches.retain(|b| !b.is_empty());
+        if !dry_run {
+            self.fold_all(&batches).await?;
         }
         out.kept_newest = self.count_kept_newest(cut).await?;
         out.failed_deleted = self
@@ -170,40 +260,51 @@ impl Store {
         Ok(by_domain)
     }
 
-    /// Fold a batch of whole domains: their summaries updated and their reports deleted in one
-    /// transaction, in a few multi-row statements (not a round trip per report).
+    /// Fold the batches, each in a write transaction of its own. On SQLite all of them run on
+    /// one pool connection whose page cache is raised to [`RETENTION_SQLITE_CACHE_KIB`] for
+    /// the pass and put back afterwards (the connection is closed instead if that fails), so
+    /// the serving connections keep their default cache.
+    async fn fold_all(&self, batches: &[Vec<(&String, &Vec<Fold>)>]) -> Result<(), ServiceError> {
+        let pool = match &self.db {
+            db::Db::Sqlite(pool) => pool,
+            db::Db::Postgres(_) => {
+                for batch in batches {
+                    self.fold_batch(batch).await?;
+                }
+                return Ok(());
+            }
+        };
+        let mut conn = pool.acquire().await.map_err(q("retention connection"))?;
+        let default_cache: i64 = sqlx::query_scalar("PRAGMA cache_size")
+            .fetch_one(&mut *conn)
+            .await
+            .map_err(q("read cache size"))?;
+        let raise = format!("PRAGMA cache_size = -{RETENTION_SQLITE_CACHE_KIB}");
+        let mut result = sqlx::query(&raise)
+            .execute(&mut *conn)
+            .await
+            .map(drop)
+            .map_err(q("raise cache size"));
+        for batch in batches {
+            if result.is_err() {
+                break;
+            }
+            result = fold_sqlite(&mut conn, batch).await;
+        }
+        let reset = format!("PRAGMA cache_size = {default_cache}");
+        if sqlx::query(&reset).execute(&mut *conn).await.is_err() || result.is_err() {
+            // Never hand a connection with the large cache (or a broken state) back to the pool.
+            conn.close_on_drop();
+        }
+        result
+    }
+
+    /// Fold a batch of whole domains (PostgreSQL, or any pool connection): see
+    /// `fold_statements!`.
     async fn fold_batch(&self, batch: &[(&String, &Vec<Fold>)]) -> Result<(), ServiceError> {
-        let hashes = url_hash_inserts(batch);
-        let domains: Vec<Value> = batch
-            .iter()
-            .map(|(d, _)| Value::Text((*d).clone()))
-            .collect();
-        let deletes = report_deletes(batch);
+        let plan = FoldPlan::new(batch);
         let db = &self.db;
-        db::write_tx!(db, tx => {
-            for (sql, values) in &hashes {
-                bind_values!(sqlx::query(sql), values).execute(&mut *tx).await.map_err(q("summary urls"))?;
-            }
-            let mut old: Vec<(String, String, i64, i64, i64, i64)> = Vec::new();
-            let mut urls: Vec<(String, String, i64)> = Vec::new();
-            for chunk in domains.chunks(BATCH_PARAMS) {
-                let list = placeholders(chunk.len(), 1, 0);
-                let sql = format!("SELECT domain, month, reports, best, score_sum, lowest \
-                                   FROM service_monthly WHERE domain IN {list}");
-                old.extend(bind_values!(sqlx::query_as(&sql), chunk).fetch_all(&mut *tx).await
-                    .map_err(q("read summaries"))?);
-                let sql = format!("SELECT domain, month, COUNT(*) FROM service_monthly_urls \
-                                   WHERE domain IN {list} GROUP BY domain, month");
-                urls.extend(bind_values!(sqlx::query_as(&sql), chunk).fetch_all(&mut *tx).await
-                    .map_err(q("count summary urls"))?);
-            }
-            for (sql, values) in summary_upserts(batch, &old, &urls) {
-                bind_values!(sqlx::query(&sql), &values).execute(&mut *tx).await.map_err(q("write summaries"))?;
-            }
-            for (sql, values) in &deletes {
-                bind_values!(sqlx::query(sql), values).execute(&mut *tx).await.map_err(q("delete folded reports"))?;
-            }
-        });
+        db::write_tx!(db, tx => { fold_statements!(tx, plan) });
         Ok(())
     }
 
@@ -418,9 +519,16 @@ fn summary_upserts(
 
 /// Deleting the batch's folded reports, by id.
 fn report_deletes(batch: &[(&String, &Vec<Fold>)]) -> Vec<Statement> {
-    let ids: Vec<Value> = batch
+    // In id order, so each statement deletes one contiguous range of the id-keyed B-trees
+    // (the reports' key and the documents') instead of two interleaved ones.
+    let mut sorted: Vec<&String> = batch
         .iter()
-        .flat_map(|(_, reports)| reports.iter().map(|r| Value::Text(r.0.clone())))
+        .flat_map(|(_, reports)| reports.iter().map(|r| &r.0))
+        .collect();
+    sorted.sort_unstable();
+    let ids: Vec<Value> = sorted
+        .into_iter()
+        .map(|id| Value::Text(id.clone()))
         .collect();
     ids.chunks(BATCH_PARAMS)
         .map(|chunk| {
