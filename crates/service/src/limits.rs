@@ -63,6 +63,15 @@ pub const RETENTION_MONTHS: i8 = 6;
 pub const MAINTENANCE_EVERY: Duration = HOUR;
 /// The maintenance lease (one process folds at a time).
 pub const MAINTENANCE_LEASE: Duration = Duration::from_secs(30 * 60);
+/// SQLite page cache (KiB) of the one connection the retention pass folds with, for the pass
+/// only (then put back to the default). Each batch deletes reports and documents spread over
+/// the whole file (random ids), dirtying tens of thousands of pages; with the default 2 MB cache
+/// SQLite spills them to the WAL mid-transaction and re-reads index pages it just evicted.
+/// Measured on 1,000,000 reports it did not shorten the pass (116 s against 113–117 s) but cut
+/// its system time by a third (README, "Benchmark"). The serving connections keep the default,
+/// so the service's memory only grows during a pass.
+pub const RETENTION_SQLITE_CACHE_KIB: i64 = 262_144;
+
 /// Reports folded per write transaction by the retention pass (whole domains: a batch closes
 /// at the first domain that reaches it). Large enough that a million reports take a few
 /// hundred transactions, small enough that one holds SQLite's write lock for a fraction of a
