@@ -127,11 +127,19 @@ pub struct StoredReport {
     pub robots_body: Option<Vec<u8>>,
 }
 
+/// The select of a [`FullRow`]: a report row joined to its document (the reports table is
+/// `r`, for the conditions that follow). A macro so `concat!` can make each query a constant.
+macro_rules! full_row_select {
+    () => {
+        "SELECT r.id, r.domain, r.url, r.is_paste, r.scheduled, r.state, \
+         r.created_at, r.analysed_at, r.score, r.grade, r.indexable, r.error, \
+         d.encoding, d.robots_body, d.document FROM service_reports r \
+         LEFT JOIN service_documents d ON d.id = r.id"
+    };
+}
+
 /// One report and its document, in one round trip.
-const REPORT_SQL: &str = "SELECT r.id, r.domain, r.url, r.is_paste, r.scheduled, r.state, \
-     r.created_at, r.analysed_at, r.score, r.grade, r.indexable, r.error, \
-     d.encoding, d.robots_body, d.document FROM service_reports r \
-     LEFT JOIN service_documents d ON d.id = r.id WHERE r.id = $1";
+const REPORT_SQL: &str = concat!(full_row_select!(), " WHERE r.id = $1");
 
 /// A read row with its document decoded; `None` for a row this service did not write.
 fn full_report(found: FullRow, id: &ReportId) -> Result<Option<StoredReport>, ServiceError> {
@@ -330,12 +338,11 @@ impl Store {
         url: &Url,
         before: Timestamp,
     ) -> Result<Option<StoredReport>, ServiceError> {
-        let sql = "SELECT r.id, r.domain, r.url, r.is_paste, r.scheduled, r.state, \
-             r.created_at, r.analysed_at, r.score, r.grade, r.indexable, r.error, \
-             d.encoding, d.robots_body, d.document FROM service_reports r \
-             LEFT JOIN service_documents d ON d.id = r.id WHERE r.url = $1 \
-             AND r.is_paste = FALSE AND r.state = 'done' AND r.created_at < $2 \
-             ORDER BY r.created_at DESC LIMIT 1";
+        let sql = concat!(
+            full_row_select!(),
+            " WHERE r.url = $1 AND r.is_paste = FALSE AND r.state = 'done' AND r.created_at < $2 \
+             ORDER BY r.created_at DESC LIMIT 1"
+        );
         let found: Option<FullRow> = db::with_pool!(&self.db, pool => sqlx::query_as(sql)
             .bind(url.as_str()).bind(ms(before)).fetch_optional(pool).await)
         .map_err(q("previous report"))?;
