@@ -18,6 +18,7 @@ use std::ops::Range;
 
 use crate::pattern::{self, Shape};
 use crate::store::{self, RuleStore};
+use crate::word::{first_eight, splat, zero_bytes};
 
 /// Groups with more rules than this get buckets; smaller ones are scanned in full.
 const BUCKET_THRESHOLD: usize = 8;
@@ -470,27 +471,13 @@ impl Search<'_> {
     }
 }
 
-/// The first eight bytes of `text` in a word (zero-padded).
-fn first_eight(text: &[u8]) -> u64 {
-    if let Some(bytes) = text.first_chunk::<8>() {
-        return u64::from_le_bytes(*bytes);
-    }
-    // Shorter: byte by byte, rather than a variable-length copy (a call to memcpy).
-    text.iter()
-        .rev()
-        .fold(0, |word, &byte| word << 8 | u64::from(byte))
-}
-
-const LOW_BITS: u64 = 0x0101_0101_0101_0101;
-const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
-
 /// Where the first `*` of `arena[start..end]` is, counted from `start`.
 ///
 /// Eight bytes at a time, reading past `end` into the next patterns of the arena (a star
 /// found there is out of range, and none before it is): a byte loop was a quarter of the
 /// index build, and `memchr` costs more than that on a pattern of a few dozen bytes.
 fn find_star(arena: &[u8], start: usize, end: usize) -> Option<usize> {
-    let stars = LOW_BITS * u64::from(b'*');
+    let stars = splat(b'*');
     let len = end.saturating_sub(start);
     let mut chunks = arena.get(start..).unwrap_or_default().chunks_exact(8);
     let mut offset = 0;
@@ -504,7 +491,7 @@ fn find_star(arena: &[u8], start: usize, end: usize) -> Option<usize> {
         };
         let equal = word ^ stars;
         // The high bit of each zero byte of `equal`; only the lowest one is exact.
-        let found = equal.wrapping_sub(LOW_BITS) & !equal & HIGH_BITS;
+        let found = zero_bytes(equal);
         if found != 0 {
             let position = offset + (found.trailing_zeros() / 8) as usize;
             return (position < len).then_some(position);

@@ -48,6 +48,7 @@ mod store;
 mod target;
 mod text;
 mod tokens;
+mod word;
 
 pub use agent::AgentRules;
 pub use canon::canonicalize;

@@ -1,5 +1,6 @@
 //! Splitting a robots.txt body into lines and lines into directives.
 
+use crate::word::{first_eight, splat, zero_bytes, HIGH_BITS};
 use memchr::memchr2;
 
 /// The most bytes of a robots.txt file that are read (RFC 9309 §2.5's minimum, 500 KiB).
@@ -233,17 +234,6 @@ const KNOWN_FIELDS: [Name; 5] = [
     Name::new(b"crawl-delay", Field::CrawlDelay),
 ];
 
-/// The first eight bytes of `text` in a word (zero-padded).
-fn first_eight(text: &[u8]) -> u64 {
-    if let Some(bytes) = text.first_chunk::<8>() {
-        return u64::from_le_bytes(*bytes);
-    }
-    // Shorter: byte by byte, rather than a variable-length copy (a call to memcpy).
-    text.iter()
-        .rev()
-        .fold(0, |word, &byte| word << 8 | u64::from(byte))
-}
-
 /// Where the value of a line that starts with a known field name starts (after the colon),
 /// and which field; `None` for any other line, which the general path reads.
 #[inline(always)]
@@ -279,21 +269,13 @@ fn scan_value(rest: &[u8], mut from: usize) -> (usize, usize, usize) {
     };
     (from, value_end, line_end)
 }
-const LOW_BITS: u64 = 0x0101_0101_0101_0101;
-const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
-
-/// The high bit of every byte of `word` that is zero. Bits above the first zero byte may be
-/// wrong; the lowest set bit is always exact, which is all [`find_any`] uses.
-fn zero_bytes(word: u64) -> u64 {
-    word.wrapping_sub(LOW_BITS) & !word & HIGH_BITS
-}
 
 /// The first position of any of `needles` in `text`.
 ///
 /// Field names and rule values are a few dozen bytes: eight bytes at a time in a register
 /// beats a byte loop, and beats setting up a vector search for so little text.
 fn find_any(text: &[u8], needles: [u8; 4]) -> Option<usize> {
-    let [a, b, c, d] = needles.map(|needle| LOW_BITS * u64::from(needle));
+    let [a, b, c, d] = needles.map(splat);
     let mut chunks = text.chunks_exact(8);
     let mut offset = 0;
     for chunk in &mut chunks {
@@ -321,7 +303,7 @@ fn find_any(text: &[u8], needles: [u8; 4]) -> Option<usize> {
 /// The first `#`, CR or LF in `text`: [`find_any`] with the three needles that end a value.
 #[inline(always)]
 fn find_value_end(text: &[u8]) -> Option<usize> {
-    let [hash, cr, lf] = [b'#', b'\r', b'\n'].map(|needle| LOW_BITS * u64::from(needle));
+    let [hash, cr, lf] = [b'#', b'\r', b'\n'].map(splat);
     let mut chunks = text.chunks_exact(8);
     let mut offset = 0;
     for chunk in &mut chunks {
@@ -330,7 +312,7 @@ fn find_value_end(text: &[u8]) -> Option<usize> {
         let word = u64::from_le_bytes(bytes);
         // All three needles are below `$`, and so are few bytes of a value (space, `!`, `"`):
         // one test says whether the word can hold one, three say where.
-        if word.wrapping_sub(LOW_BITS * u64::from(b'$')) & !word & HIGH_BITS != 0 {
+        if word.wrapping_sub(splat(b'$')) & !word & HIGH_BITS != 0 {
             let found = zero_bytes(word ^ hash) | zero_bytes(word ^ cr) | zero_bytes(word ^ lf);
             if found != 0 {
                 return Some(offset + (found.trailing_zeros() / 8) as usize);

@@ -1,6 +1,7 @@
 //! What a URL is matched by: its path and query in canonical form.
 
 use crate::canon::{self, Side};
+use crate::word::{first_eight, splat, zero_bytes};
 
 /// Why a URL cannot be checked against a robots.txt.
 ///
@@ -74,11 +75,7 @@ fn after_authority(text: &[u8]) -> &[u8] {
 /// Eight bytes at a time while whole words remain, then byte by byte: a byte loop cost a
 /// fifteenth of a check, and `memchr3` more than that on so little text.
 fn authority_end(text: &[u8]) -> usize {
-    const LOW_BITS: u64 = 0x0101_0101_0101_0101;
-    const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
-    // The high bit of each zero byte of `word`; only the lowest one is exact.
-    let zero_bytes = |word: u64| word.wrapping_sub(LOW_BITS) & !word & HIGH_BITS;
-    let [slash, question, hash] = [b'/', b'?', b'#'].map(|needle| LOW_BITS * u64::from(needle));
+    let [slash, question, hash] = [b'/', b'?', b'#'].map(splat);
     let mut chunks = text.chunks_exact(8);
     let mut offset = 0;
     for chunk in &mut chunks {
@@ -97,16 +94,6 @@ fn authority_end(text: &[u8]) -> usize {
         .iter()
         .position(|&b| matches!(b, b'/' | b'?' | b'#'))
         .map_or(text.len(), |position| offset + position)
-}
-
-/// The first eight bytes of `text` in a word (zero-padded).
-fn first_eight(text: &[u8]) -> u64 {
-    if let Some(bytes) = text.first_chunk::<8>() {
-        return u64::from_le_bytes(*bytes);
-    }
-    text.iter()
-        .rev()
-        .fold(0, |word, &byte| word << 8 | u64::from(byte))
 }
 
 /// Extracts the path and query of `url`, canonicalises them and hands them to `f`.
