@@ -28,7 +28,10 @@ pub mod testing;
 pub use error::DbError;
 pub use lease::{Holder, Lease, LeaseTable};
 pub use migrate::{Migration, Schema, MIGRATIONS_TABLE};
-pub use open::{Backend, Db, DbTarget, POSTGRES_POOL_SIZE, SQLITE_BUSY_TIMEOUT, SQLITE_POOL_SIZE};
+pub use open::{
+    Backend, Db, DbTarget, POSTGRES_POOL_SIZE, SQLITE_BUSY_TIMEOUT, SQLITE_CACHE_KIB, SQLITE_POOL_SIZE,
+    SQLITE_WAL_CHECKPOINT_PAGES,
+};
 
 /// Re-exported so crates on top name the same sqlx version.
 pub use sqlx;
