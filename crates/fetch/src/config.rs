@@ -155,6 +155,11 @@ pub struct FetchConfig {
     pub extra_root_certificates_pem: Vec<Vec<u8>>,
     /// Time limits.
     pub timeouts: Timeouts,
+    /// Offer HTTP/2 in the TLS handshake (ALPN); HTTP/1.1 only when false. The crawler turns
+    /// it off: with one request in flight per origin, HTTP/2's multiplexing buys nothing,
+    /// and its framing, flow control and connection task cost CPU on both sides
+    /// (crates/crawl/README.md, "Benchmark").
+    pub offer_http2: bool,
 }
 
 impl FetchConfig {
@@ -169,6 +174,7 @@ impl FetchConfig {
             resolve: Vec::new(),
             extra_root_certificates_pem: Vec::new(),
             timeouts: Timeouts::default(),
+            offer_http2: true,
         }
     }
 

@@ -293,6 +293,10 @@ fn tls_config(config: &FetchConfig) -> Result<rustls::ClientConfig, BuildError> 
         .with_root_certificates(roots)
         .with_no_client_auth();
     // The preconfigured TLS config is used as is, so ALPN must be set here for HTTP/2.
-    tls.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    tls.alpn_protocols = if config.offer_http2 {
+        vec![b"h2".to_vec(), b"http/1.1".to_vec()]
+    } else {
+        vec![b"http/1.1".to_vec()]
+    };
     Ok(tls)
 }

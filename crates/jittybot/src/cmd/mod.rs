@@ -143,6 +143,12 @@ impl NetworkArgs {
     /// A fetcher identifying itself as `token`, with these options; `--timeout` is the limit
     /// of one fetch (`Timeouts::total`).
     pub fn fetcher(&self, token: &str, info_url: &str) -> anyhow::Result<Fetcher> {
+        Ok(Fetcher::new(self.fetch_config(token, info_url)?)?)
+    }
+
+    /// The configuration [`NetworkArgs::fetcher`] builds its fetcher from, for a command
+    /// that sets more of it.
+    pub fn fetch_config(&self, token: &str, info_url: &str) -> anyhow::Result<FetchConfig> {
         let mut config = FetchConfig::new(token, info_url);
         config.timeouts.total = self.timeout;
         config.allow_private_addresses = self.allow_private_addresses;
@@ -152,7 +158,7 @@ impl NetworkArgs {
                 std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
             config.extra_root_certificates_pem.push(pem);
         }
-        Ok(Fetcher::new(config)?)
+        Ok(config)
     }
 }
 
