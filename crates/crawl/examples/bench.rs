@@ -26,6 +26,10 @@ use db::DbTarget;
 use fetch::{FetchConfig, Fetcher, ResolvePin};
 use testweb::{linked_pages, LinkedPages, MultiWeb};
 
+/// The allocator the `jittybot` binary uses (see its `main.rs`): measured as users run it.
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 const ORIGINS: usize = 50;
 const HOSTS_PER_ORIGIN: usize = 20;
 const PAGES_PER_HOST: u32 = 1_000;
@@ -128,6 +132,8 @@ async fn main() {
 
     let mut config = FetchConfig::new("JittyBot", "https://jittybot.test/bot");
     config.allow_private_addresses = true;
+    // As `jittybot crawl` runs (HTTP/1.1 only; see `FetchConfig::offer_http2`).
+    config.offer_http2 = false;
     config.extra_root_certificates_pem = vec![ca];
     config.resolve = (0..ORIGINS * HOSTS_PER_ORIGIN)
         .map(|i| ResolvePin {
