@@ -4,7 +4,8 @@
 //!
 //! `cargo run -p crawl --release --example html_bench [rounds]`: interleaved rounds (old,
 //! new, old, new, ...), each reading every page once; prints the median round as MB/s and
-//! µs per page. `html_bench new` or `html_bench old` runs only one reader (for callgrind).
+//! µs per page. `html_bench new [rounds]` or `html_bench old [rounds]` runs only one reader (for
+//! callgrind or perf).
 
 // The old reader, as the crate's tests keep it; its `crate::` paths resolve to `crawl::`.
 #[allow(dead_code)]
@@ -75,7 +76,10 @@ fn report(name: &str, mut times: Vec<Duration>, pages: &[Vec<u8>]) {
 
 fn main() {
     let arg = std::env::args().nth(1).unwrap_or_default();
-    let rounds: usize = arg.parse().unwrap_or(31);
+    let rounds: usize = std::env::args()
+        .next_back()
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(31);
     let url = Url::parse("https://h1.bench.test/p1.html").unwrap();
     for soup in [false, true] {
         let pages: Vec<Vec<u8>> = (0..200).map(|n| linked_page(n, soup)).collect();
@@ -94,11 +98,8 @@ fn main() {
         match arg.as_str() {
             "old" | "new" => {
                 let read = if arg == "old" { old } else { new };
-                report(
-                    &format!("{kind}, {arg}"),
-                    vec![round(read, &pages, &url)],
-                    &pages,
-                );
+                let times = (0..rounds).map(|_| round(read, &pages, &url)).collect();
+                report(&format!("{kind}, {arg}"), times, &pages);
             }
             _ => {
                 let (mut t_old, mut t_new) = (Vec::new(), Vec::new());
