@@ -5,7 +5,7 @@
 //! `cargo run -p crawl --release --example html_bench [rounds]`: interleaved rounds (old,
 //! new, old, new, ...), each reading every page once; prints the median round as MB/s and
 //! µs per page. `html_bench new [rounds]` or `html_bench old [rounds]` runs only one reader (for
-//! callgrind or perf).
+//! callgrind or perf); `HTML_BENCH_PAGES=bench` or `=soup` reads one set of pages only.
 
 // The old reader, as the crate's tests keep it; its `crate::` paths resolve to `crawl::`.
 #[allow(dead_code)]
@@ -81,7 +81,12 @@ fn main() {
         .and_then(|a| a.parse().ok())
         .unwrap_or(31);
     let url = Url::parse("https://h1.bench.test/p1.html").unwrap();
+    // HTML_BENCH_PAGES=bench or =soup: one set only (for per-set instruction counts).
+    let only = std::env::var("HTML_BENCH_PAGES").unwrap_or_default();
     for soup in [false, true] {
+        if (only == "bench" && soup) || (only == "soup" && !soup) {
+            continue;
+        }
         let pages: Vec<Vec<u8>> = (0..200).map(|n| linked_page(n, soup)).collect();
         let (old, new): (Reader, Reader) = (oracle::read_page, html::read_page);
         assert_eq!(
