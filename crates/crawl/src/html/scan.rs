@@ -15,10 +15,11 @@
 //!   decoded (lol_html's `get_attribute` did not decode them either) and NUL stays NUL;
 //! - `<noscript>` is RAWTEXT (the scripting-enabled parse, as lol_html and browsers do):
 //!   links inside it are not seen;
-//! - no tree construction: a `<script>` ignored by the tree builder (inside `<select>`,
-//!   after `<frameset>`) still switches to script data, and `<svg>`/`<math>` content is
-//!   tokenized as HTML (so `<svg><style>` is RAWTEXT, and CDATA sections are bogus comments).
-//!   lol_html gave up on the first case (the page was `truncated`) and followed the second.
+//! - no tree construction: a raw-text start tag that the tree builder would ignore (`<xmp>`
+//!   inside `<select>`, anything after `<frameset>`) still switches to RAWTEXT, and
+//!   `<svg>`/`<math>` content is tokenized as HTML (so `<svg><style>` is RAWTEXT, and CDATA
+//!   sections are bogus comments). lol_html gave up on the first case (the page was
+//!   `truncated`) and followed the second. Both are rare on real pages.
 //!
 //! Only the attributes [`Attr`] names are kept (the first of each name, as the spec drops
 //! duplicates), as ranges into the input: the scanner's memory is constant. A tag longer than
