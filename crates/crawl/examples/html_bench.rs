@@ -1,6 +1,6 @@
 //! `read_page` against the lol_html reader it replaced, on pages shaped as the crawler
 //! benchmark's (`testweb::linked_pages`: 20–60 KB, 30 links) and on the same pages with
-//! their filler as tag soup (a tag every ~40 bytes, a script, comments).
+//! their filler as tag soup (a tag every ~20 bytes, a script and a comment every ~150).
 //!
 //! `cargo run -p crawl --release --example html_bench [rounds]`: interleaved rounds (old,
 //! new, old, new, ...), each reading every page once; prints the median round as MB/s and

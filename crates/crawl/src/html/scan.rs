@@ -30,12 +30,19 @@ use memchr::memchr;
 /// The attributes [`super::read_page`] reads; all others are skipped unrecorded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Attr {
+    /// `href` of `<a>`, `<area>`, `<link>`, `<base>`.
     Href,
+    /// `rel` of `<a>`, `<area>`, `<link>`.
     Rel,
+    /// `src` of `<img>`.
     Src,
+    /// `srcset` of `<img>`, `<source>`.
     Srcset,
+    /// `content` of `<meta>`.
     Content,
+    /// `name` of `<meta>`.
     Name,
+    /// `property` of `<meta>` (Open Graph).
     Property,
 }
 

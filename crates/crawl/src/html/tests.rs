@@ -342,4 +342,10 @@ fn picture_sources_only_inside_a_picture() {
     let p = read("<source srcset=/no.webp><picture><source srcset=/yes.webp></picture><source srcset=/no2.webp>");
     let m: Vec<&str> = p.media.iter().map(|u| u.as_str()).collect();
     assert_eq!(m, ["https://example.test/yes.webp"]);
+    // `<picture/>` opens one all the same (not a void element); nested pictures count.
+    let p = differential::same(
+        b"<picture/><source srcset=/a.webp><picture></picture><source srcset=/b.webp>",
+        None,
+    );
+    assert_eq!(p.media.len(), 2);
 }
