@@ -221,7 +221,9 @@ fn resolve(raw: Raw, page: &Url, truncated: bool) -> Page {
         truncated,
         ..Page::default()
     };
-    let mut seen = std::collections::HashSet::new();
+    // Sized up front: growing from empty rehashed several times per page (~10 % of a
+    // bench page's reading in callgrind).
+    let mut seen = std::collections::HashSet::with_capacity(raw.links.len());
     for (href, nofollow) in raw.links {
         if let Ok(url) = NormalUrl::join(&base, &href) {
             if seen.insert(url.as_str().to_string()) {
@@ -234,7 +236,7 @@ fn resolve(raw: Raw, page: &Url, truncated: bool) -> Page {
             }
         }
     }
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = std::collections::HashSet::with_capacity(raw.media.len());
     for src in raw.media {
         if let Ok(url) = NormalUrl::join(&base, &src) {
             if seen.insert(url.as_str().to_string()) {
