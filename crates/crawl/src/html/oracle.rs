@@ -1,19 +1,6 @@
-//! What JittyBot takes from an HTML page (issue 9): links, media references, robots meta
-//! tags, with a streaming tokenizer (lol_html), never regexes; nothing is executed.
-//!
-//! - Links: `<a href>`, `<area href>`, `<link rel=alternate|next|prev href>` (not alternate
-//!   stylesheets), each with whether its `rel` says `nofollow`.
-//! - Media: `<img src>`, `<img srcset>` and `<picture><source srcset>` candidates, and
-//!   `<meta property="og:image|og:image:url|og:image:secure_url" content>`.
-//! - Robots meta tags (`robots`, `jittybot`; see [`crate::directives`]).
-//! - `<base href>`: the first one sets the base URL of every relative reference in the page,
-//!   also those before it (as browsers resolve them).
-//!
-//! Limits: at most [`MAX_LINKS_PER_PAGE`] links and [`MAX_MEDIA_PER_PAGE`] media references
-//! are kept per page (the rest are dropped and counted); the tokenizer's own buffers are
-//! capped at [`MAX_PARSER_MEMORY`]. The page is read as UTF-8 unless the caller names another
-//! ASCII-compatible encoding (from `Content-Type`); non-ASCII bytes in URLs are then decoded
-//! with it.
+//! The lol_html reader that [`super::read_page`]'s scanner replaced, frozen as it was: the
+//! oracle of the differential test and the "before" of `examples/html_bench.rs` (which
+//! includes this file; hence only `crate::` paths that the crate also exports as `crawl::`).
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -25,41 +12,11 @@ use lol_html::{HtmlRewriter, MemorySettings, Selector, Settings};
 use url::Url;
 
 use crate::directives::{self, Directives};
+use crate::html::{Link, Page, MAX_LINKS_PER_PAGE, MAX_MEDIA_PER_PAGE, MAX_PARSER_MEMORY};
 use crate::normal::NormalUrl;
-
-/// Links kept per page at most.
-pub const MAX_LINKS_PER_PAGE: usize = 5_000;
-/// Media references kept per page at most.
-pub const MAX_MEDIA_PER_PAGE: usize = 1_000;
-/// Memory the HTML tokenizer may use for its buffers (a huge tag fails the parse there).
-pub const MAX_PARSER_MEMORY: usize = 4 * 1024 * 1024;
 
 /// Bytes handed to the tokenizer at once.
 const FEED_BYTES: usize = 64 * 1024;
-
-/// A link found on a page.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Link {
-    /// Where it points, resolved and normalised.
-    pub url: NormalUrl,
-    /// `rel="nofollow"` on this link.
-    pub nofollow: bool,
-}
-
-/// What a page offers the crawler.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Page {
-    /// Its links, in document order, duplicates removed.
-    pub links: Vec<Link>,
-    /// Its media references, in document order, duplicates removed.
-    pub media: Vec<NormalUrl>,
-    /// Robots meta directives addressed to everyone or to JittyBot.
-    pub meta: Directives,
-    /// References dropped over the limits.
-    pub dropped: usize,
-    /// Whether the tokenizer gave up (a limit): what was found before is kept.
-    pub truncated: bool,
-}
 
 /// The selectors of [`read_page`], parsed once: parsing them for every page was a
 /// measurable share of the parse time (the `selectors` crate allocates a lot).
@@ -303,126 +260,9 @@ fn srcset(value: &str) -> Vec<String> {
 mod tests {
     use super::*;
 
-    fn read(html: &str) -> Page {
-        let url = Url::parse("https://example.test/dir/page.html").unwrap();
-        read_page(
-            html.as_bytes(),
-            &url,
-            None,
-            "2026-01-01T00:00:00Z".parse().unwrap(),
-        )
-    }
-
-    fn urls(p: &Page) -> Vec<(&str, bool)> {
-        p.links
-            .iter()
-            .map(|l| (l.url.as_str(), l.nofollow))
-            .collect()
-    }
-
     #[test]
     fn the_constant_selectors_parse() {
         // `SELECTORS` panics on first use otherwise: every page would fail to parse.
         let _ = &SELECTORS.anchors;
-    }
-
-    #[test]
-    fn links_with_base_and_nofollow() {
-        let p = read(
-            r#"<html><head><link rel="next" href="p2.html"><link rel="alternate stylesheet" href="s.css">
-            <link rel=stylesheet href=x.css><link rel="Alternate" hreflang=fr href="/fr/">
-            <base href="https://example.test/other/"></head><body>
-            <a href="a.html#top">a</a> <a href="b.html" rel="NoFollow noopener">b</a>
-            <a href="javascript:void(0)">js</a><a href="mailto:x@y">m</a><a>no href</a>
-            <map><area href="/area"></map><a href="a.html">again</a>
-            <script>document.write('<a href="/from-script">')</script>
-            <form action="/form"></form></body></html>"#,
-        );
-        assert_eq!(
-            urls(&p),
-            [
-                ("https://example.test/other/p2.html", false),
-                ("https://example.test/fr/", false),
-                ("https://example.test/other/a.html", false),
-                ("https://example.test/other/b.html", true),
-                ("https://example.test/area", false),
-            ]
-        );
-        assert!(!p.truncated);
-    }
-
-    #[test]
-    fn media_references() {
-        let p = read(
-            r#"<head><meta property="og:image" content="/og.png"></head>
-            <img src="a.png" srcset="a-1x.png 1x, a-2x.png 2x,b.png, c.png 100w">
-            <picture><source srcset="d.webp 1x, e.webp 2x"><img src="a.png"></picture>
-            <img data-src="lazy.png">"#,
-        );
-        let m: Vec<&str> = p.media.iter().map(|u| u.as_str()).collect();
-        assert_eq!(
-            m,
-            [
-                "https://example.test/og.png",
-                "https://example.test/dir/a.png",
-                "https://example.test/dir/a-1x.png",
-                "https://example.test/dir/a-2x.png",
-                "https://example.test/dir/b.png",
-                "https://example.test/dir/c.png",
-                "https://example.test/dir/d.webp",
-                "https://example.test/dir/e.webp",
-            ]
-        );
-    }
-
-    #[test]
-    fn meta_robots_for_us_only() {
-        let p = read(
-            r#"<meta name="googlebot" content="noindex"><meta name="robots" content="nofollow">"#,
-        );
-        assert_eq!(
-            p.meta,
-            Directives {
-                noindex: false,
-                nofollow: true
-            }
-        );
-        let p = read(r#"<meta name="JittyBot" content="none">"#);
-        assert_eq!(
-            p.meta,
-            Directives {
-                noindex: true,
-                nofollow: true
-            }
-        );
-        // A meta tag after a `</head>` inside a script still counts: the tokenizer, not bytes.
-        let p = read(
-            r#"<head><script>var s = "</head>";</script><meta name="robots" content="noindex"></head>"#,
-        );
-        assert!(p.meta.noindex);
-    }
-
-    #[test]
-    fn limits_hold() {
-        let many: String = (0..MAX_LINKS_PER_PAGE + 10)
-            .map(|i| format!("<a href=/{i}>x</a>"))
-            .collect();
-        let p = read(&many);
-        assert_eq!(p.links.len(), MAX_LINKS_PER_PAGE);
-        assert_eq!(p.dropped, 10);
-        let huge = format!("<a href=\"/{}\">", "x".repeat(MAX_PARSER_MEMORY * 2));
-        let p = read(&format!("<a href=/first>f</a>{huge}"));
-        assert!(p.truncated);
-        assert_eq!(p.links.len(), 1);
-    }
-
-    #[test]
-    fn srcset_candidates() {
-        assert_eq!(srcset("a.png 1x, b.png 2x"), ["a.png", "b.png"]);
-        assert_eq!(srcset(" a.png, b.png"), ["a.png", "b.png"]);
-        // Per HTML, a comma inside a URL without whitespace is part of it.
-        assert_eq!(srcset("a.png,b.png 2x"), ["a.png,b.png"]);
-        assert_eq!(srcset("a.png (x, y) 1x, c.png"), ["a.png", "c.png"]);
-        assert!(srcset("  ,  ").is_empty());
     }
 }

@@ -1,0 +1,351 @@
+//! `read_page`'s tests: those of the lol_html reader, unchanged, then the scanner's.
+
+use super::*;
+
+fn read(html: &str) -> Page {
+    let url = Url::parse("https://example.test/dir/page.html").unwrap();
+    read_page(
+        html.as_bytes(),
+        &url,
+        None,
+        "2026-01-01T00:00:00Z".parse().unwrap(),
+    )
+}
+
+fn urls(p: &Page) -> Vec<(&str, bool)> {
+    p.links
+        .iter()
+        .map(|l| (l.url.as_str(), l.nofollow))
+        .collect()
+}
+
+#[test]
+fn links_with_base_and_nofollow() {
+    let p = read(
+        r#"<html><head><link rel="next" href="p2.html"><link rel="alternate stylesheet" href="s.css">
+        <link rel=stylesheet href=x.css><link rel="Alternate" hreflang=fr href="/fr/">
+        <base href="https://example.test/other/"></head><body>
+        <a href="a.html#top">a</a> <a href="b.html" rel="NoFollow noopener">b</a>
+        <a href="javascript:void(0)">js</a><a href="mailto:x@y">m</a><a>no href</a>
+        <map><area href="/area"></map><a href="a.html">again</a>
+        <script>document.write('<a href="/from-script">')</script>
+        <form action="/form"></form></body></html>"#,
+    );
+    assert_eq!(
+        urls(&p),
+        [
+            ("https://example.test/other/p2.html", false),
+            ("https://example.test/fr/", false),
+            ("https://example.test/other/a.html", false),
+            ("https://example.test/other/b.html", true),
+            ("https://example.test/area", false),
+        ]
+    );
+    assert!(!p.truncated);
+}
+
+#[test]
+fn media_references() {
+    let p = read(
+        r#"<head><meta property="og:image" content="/og.png"></head>
+        <img src="a.png" srcset="a-1x.png 1x, a-2x.png 2x,b.png, c.png 100w">
+        <picture><source srcset="d.webp 1x, e.webp 2x"><img src="a.png"></picture>
+        <img data-src="lazy.png">"#,
+    );
+    let m: Vec<&str> = p.media.iter().map(|u| u.as_str()).collect();
+    assert_eq!(
+        m,
+        [
+            "https://example.test/og.png",
+            "https://example.test/dir/a.png",
+            "https://example.test/dir/a-1x.png",
+            "https://example.test/dir/a-2x.png",
+            "https://example.test/dir/b.png",
+            "https://example.test/dir/c.png",
+            "https://example.test/dir/d.webp",
+            "https://example.test/dir/e.webp",
+        ]
+    );
+}
+
+#[test]
+fn meta_robots_for_us_only() {
+    let p =
+        read(r#"<meta name="googlebot" content="noindex"><meta name="robots" content="nofollow">"#);
+    assert_eq!(
+        p.meta,
+        Directives {
+            noindex: false,
+            nofollow: true
+        }
+    );
+    let p = read(r#"<meta name="JittyBot" content="none">"#);
+    assert_eq!(
+        p.meta,
+        Directives {
+            noindex: true,
+            nofollow: true
+        }
+    );
+    // A meta tag after a `</head>` inside a script still counts: the tokenizer, not bytes.
+    let p = read(
+        r#"<head><script>var s = "</head>";</script><meta name="robots" content="noindex"></head>"#,
+    );
+    assert!(p.meta.noindex);
+}
+
+#[test]
+fn limits_hold() {
+    let many: String = (0..MAX_LINKS_PER_PAGE + 10)
+        .map(|i| format!("<a href=/{i}>x</a>"))
+        .collect();
+    let p = read(&many);
+    assert_eq!(p.links.len(), MAX_LINKS_PER_PAGE);
+    assert_eq!(p.dropped, 10);
+    let huge = format!("<a href=\"/{}\">", "x".repeat(MAX_PARSER_MEMORY * 2));
+    let p = read(&format!("<a href=/first>f</a>{huge}"));
+    assert!(p.truncated);
+    assert_eq!(p.links.len(), 1);
+}
+
+#[test]
+fn srcset_candidates() {
+    assert_eq!(srcset("a.png 1x, b.png 2x"), ["a.png", "b.png"]);
+    assert_eq!(srcset(" a.png, b.png"), ["a.png", "b.png"]);
+    // Per HTML, a comma inside a URL without whitespace is part of it.
+    assert_eq!(srcset("a.png,b.png 2x"), ["a.png,b.png"]);
+    assert_eq!(srcset("a.png (x, y) 1x, c.png"), ["a.png", "c.png"]);
+    assert!(srcset("  ,  ").is_empty());
+}
+
+// The scanner's states, each with a page lol_html read the same way (checked against the
+// oracle: `differential::same`).
+
+fn links(html: &[u8], encoding: Option<&str>) -> Vec<String> {
+    let page = differential::same(html, encoding);
+    page.links
+        .iter()
+        .map(|l| l.url.as_str().to_string())
+        .collect()
+}
+
+fn paths(html: &str) -> Vec<String> {
+    links(html.as_bytes(), None)
+        .into_iter()
+        .map(|u| u.trim_start_matches("https://example.test").to_string())
+        .collect()
+}
+
+#[test]
+fn comments_hide_tags() {
+    assert_eq!(paths("<!-- <a href=/c> --><a href=/v>"), ["/v"]);
+    assert_eq!(paths("<!--><a href=/a1><!---><a href=/a2>"), ["/a1", "/a2"]);
+    assert_eq!(
+        paths("<!-- x --!><a href=/a3><!-- -- > <a href=/no> --><a href=/a4>"),
+        ["/a3", "/a4"]
+    );
+    assert_eq!(
+        paths("<!-- <!-- nested --> <a href=/a5> <!-- never closed <a href=/no>"),
+        ["/a5"]
+    );
+    assert_eq!(
+        paths("<!----!><a href=/a6><!--- -><a href=/no> --->"),
+        ["/a6"]
+    );
+}
+
+#[test]
+fn declarations_and_bogus_comments() {
+    assert_eq!(paths("<!DOCTYPE html PUBLIC \"a>b\"><a href=/d>"), ["/d"]);
+    // A bogus comment ends at the first `>`, wherever it is.
+    assert_eq!(paths("<?php <a href=/q> ?><a href=/r>"), ["/r"]);
+    assert_eq!(paths("</ <a href=/b>><a href=/e></>"), ["/e"]);
+    assert_eq!(
+        paths("<![CDATA[<a href=/cd>]]><a href=/f><!x><a href=/g>"),
+        ["/f", "/g"]
+    );
+    assert_eq!(paths("< a href=/sp><a href=/h>"), ["/h"]);
+}
+
+#[test]
+fn script_hides_links_until_its_end_tag() {
+    assert_eq!(
+        paths("<script><a href=/s></script><a href=/after>"),
+        ["/after"]
+    );
+    assert_eq!(
+        paths("<script>x</script ><a href=/1><SCRIPT>y</SCRIPT\n><a href=/2>"),
+        ["/1", "/2"]
+    );
+    assert_eq!(
+        paths("<script>'</scripty><a href=/no>'</script/><a href=/3>"),
+        ["/3"]
+    );
+    assert_eq!(paths("<script/><a href=/no></script><a href=/4>"), ["/4"]);
+    assert_eq!(
+        paths("<script>never closed <a href=/no>"),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn script_escapes() {
+    // `<!--` then `<script>`: the first `</script>` does not end the script (double escaped).
+    let page = "<script><!--<script></script><a href=/in></script>--></script><a href=/out>";
+    assert_eq!(paths(page), ["/out"]);
+    // Escaped only: `</script>` ends it.
+    assert_eq!(paths("<script><!-- </script><a href=/x>"), ["/x"]);
+    // `-->` ends the escape, so a later `<script>` is text again.
+    assert_eq!(
+        paths("<script><!-- --><script></script><a href=/y>"),
+        ["/y"]
+    );
+    assert_eq!(paths("<script><!--><script></script><a href=/z>"), ["/z"]);
+    assert_eq!(paths("<script><!--<script>--></script><a href=/w>"), ["/w"]);
+}
+
+#[test]
+fn raw_text_elements_hide_links() {
+    for name in [
+        "style", "title", "textarea", "xmp", "iframe", "noembed", "noframes", "noscript",
+    ] {
+        let page = format!(
+            "<{name}><a href=/no></{}  ><a href=/yes>",
+            name.to_uppercase()
+        );
+        assert_eq!(paths(&page), ["/yes"], "{name}");
+    }
+    assert_eq!(
+        paths("<title></titlex><a href=/no></title/><a href=/t>"),
+        ["/t"]
+    );
+}
+
+#[test]
+fn plaintext_ends_the_markup() {
+    assert_eq!(
+        paths("<a href=/before><plaintext><a href=/no></plaintext>"),
+        ["/before"]
+    );
+}
+
+#[test]
+fn attribute_quoting() {
+    assert_eq!(
+        paths(
+            r#"<a href=/u1><a href='/s1'><a href="/d1"><a title="a>b" href=/q1><a title='>' href = "/q2" >"#
+        ),
+        ["/u1", "/s1", "/d1", "/q1", "/q2"]
+    );
+    // An unquoted value ends at whitespace or `>`; quotes in it are its own.
+    assert_eq!(paths("<a href=/x\"y\tid=1><a href=/z>"), ["/x%22y", "/z"]);
+    // `=` starting a name, missing values.
+    assert_eq!(
+        paths("<a =x href><a href= ><a =href=/e>"),
+        ["/dir/page.html"]
+    );
+}
+
+#[test]
+fn character_references_are_kept_as_lol_html_did() {
+    // lol_html's `get_attribute` returned the raw value: `&amp;` reaches the URL as written.
+    assert_eq!(
+        paths(r#"<a href="/q?a=1&amp;b=2"><a href="/n&#38;1">"#),
+        ["/q?a=1&amp;b=2", "/n&"]
+    );
+}
+
+#[test]
+fn uppercase_tags_and_attributes() {
+    assert_eq!(
+        paths("<A HREF=/u rel=NOFOLLOW><AREA Href=/v><Base HREF=/b/>"),
+        ["/u", "/v"]
+    );
+    let p = read("<IMG SRC=a.png><META NAME=ROBOTS CONTENT=NOINDEX>");
+    assert_eq!(p.media.len(), 1);
+    assert!(p.meta.noindex);
+}
+
+#[test]
+fn slashes_inside_tags() {
+    assert_eq!(
+        paths("<a/href=/s1><a href=/s2/><a / href = /s3 / ><a href=/s4//>"),
+        ["/s1", "/s2/", "/s3", "/s4//"]
+    );
+}
+
+#[test]
+fn duplicate_attributes_first_wins() {
+    let p = read("<a href=/first href=/second rel=nofollow rel=x>");
+    assert_eq!(urls(&p), [("https://example.test/first", true)]);
+}
+
+#[test]
+fn end_of_input_inside_a_tag() {
+    for cut in [
+        "<a href=\"/cut",
+        "<a href='/cut",
+        "<a href=/cut",
+        "<a href=",
+        "<a href",
+        "<a ",
+        "<a",
+        "<",
+        "</",
+        "</a",
+        "<!",
+        "<!--",
+        "<!-- x --",
+        "<?x",
+        "<a href=/cut/",
+    ] {
+        assert_eq!(paths(&format!("<a href=/ok>{cut}")), ["/ok"], "{cut}");
+    }
+}
+
+#[test]
+fn base_after_links() {
+    assert_eq!(
+        paths("<a href=x.html><base href=/b/><base href=/c/>"),
+        ["/b/x.html"]
+    );
+}
+
+#[test]
+fn latin1_page() {
+    let page = b"<a href=\"/caf\xe9\"><img src=\xe9.png>";
+    assert_eq!(
+        links(page, Some("ISO-8859-1")),
+        ["https://example.test/caf%C3%A9"]
+    );
+    // Read as UTF-8, the byte is malformed and replaced, as before.
+    assert_eq!(links(page, None), ["https://example.test/caf%EF%BF%BD"]);
+    // UTF-16 is not ASCII-compatible: UTF-8 it is.
+    assert_eq!(
+        links(page, Some("utf-16le")),
+        ["https://example.test/caf%EF%BF%BD"]
+    );
+}
+
+#[test]
+fn nul_bytes() {
+    // `a\0` is another element's name; a NUL elsewhere is just a byte.
+    assert_eq!(
+        paths("<a\0 href=/no>\0<a href=/yes><a h\0ref=/no2>"),
+        ["/yes"]
+    );
+    let _ = differential::same(b"<a href=\"/x\0y\"><img src=\0>\0<\0/\0", None);
+}
+
+#[test]
+fn picture_sources_only_inside_a_picture() {
+    let p = read("<source srcset=/no.webp><picture><source srcset=/yes.webp></picture><source srcset=/no2.webp>");
+    let m: Vec<&str> = p.media.iter().map(|u| u.as_str()).collect();
+    assert_eq!(m, ["https://example.test/yes.webp"]);
+    // `<picture/>` opens one all the same (not a void element); nested pictures count.
+    let p = differential::same(
+        b"<picture/><source srcset=/a.webp><picture></picture><source srcset=/b.webp>",
+        None,
+    );
+    assert_eq!(p.media.len(), 2);
+}
