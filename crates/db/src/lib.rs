@@ -29,8 +29,8 @@ pub use error::DbError;
 pub use lease::{Holder, Lease, LeaseTable};
 pub use migrate::{Migration, Schema, MIGRATIONS_TABLE};
 pub use open::{
-    Backend, Db, DbTarget, POSTGRES_POOL_SIZE, SQLITE_BUSY_TIMEOUT, SQLITE_CACHE_KIB, SQLITE_POOL_SIZE,
-    SQLITE_WAL_CHECKPOINT_PAGES,
+    Backend, Db, DbTarget, POSTGRES_POOL_SIZE, SQLITE_BUSY_TIMEOUT, SQLITE_CACHE_KIB,
+    SQLITE_POOL_SIZE, SQLITE_WAL_CHECKPOINT_PAGES,
 };
 
 /// Re-exported so crates on top name the same sqlx version.
