@@ -15,6 +15,13 @@
 //! [`MAX_PARSER_MEMORY`] ends the reading (`truncated`); the scanner's own memory is
 //! constant. The page is read as UTF-8 unless the caller names another ASCII-compatible
 //! encoding (from `Content-Type`); non-ASCII bytes in URLs are then decoded with it.
+//!
+//! Attribute values are text as the HTML spec makes them: after the page's encoding, their
+//! character references are decoded ([`decode_attribute`]: numeric and all 2,231 named ones,
+//! with the spec's rule for attributes that keeps `?a=1&copy=2` as written), so
+//! `href="/q?a=1&amp;b=2"` leads to `/q?a=1&b=2` as in a browser. lol_html, which the
+//! scanner replaced, left them undecoded, and so did the scanner at first: the crawler then
+//! fetched URLs no browser asks for (`&amp;` in queries).
 
 use std::borrow::Cow;
 
@@ -27,6 +34,9 @@ use crate::normal::NormalUrl;
 
 use self::scan::{Attr, Tag};
 
+pub use self::charref::decode_attribute;
+
+mod charref;
 #[cfg(test)]
 mod oracle;
 mod scan;
@@ -122,10 +132,11 @@ struct Reader {
 }
 
 impl Reader {
-    /// An attribute's value as text, decoded as the page is (malformed bytes replaced, a
-    /// leading BOM dropped, as lol_html's `get_attribute` did).
+    /// An attribute's value as text: decoded as the page is (malformed bytes replaced, a
+    /// leading BOM dropped, as lol_html's `get_attribute` did), then its character
+    /// references ([`decode_attribute`]).
     fn text<'t>(&self, tag: &Tag<'t>, attr: Attr) -> Option<Cow<'t, str>> {
-        Some(self.encoding.decode(tag.attr(attr)?).0)
+        Some(decode_attribute(self.encoding.decode(tag.attr(attr)?).0))
     }
 
     fn rel_has(&self, tag: &Tag<'_>, tokens: &[&str]) -> bool {

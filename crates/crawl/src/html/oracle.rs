@@ -1,6 +1,9 @@
 //! The lol_html reader that [`super::read_page`]'s scanner replaced, frozen as it was: the
 //! oracle of the differential test and the "before" of `examples/html_bench.rs` (which
 //! includes this file; hence only `crate::` paths that the crate also exports as `crawl::`).
+//! One change since: its attribute values go through the scanner's character reference
+//! decoding ([`attr`]), which lol_html did not do, so that the differential test still
+//! compares which tags and attributes each one sees.
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -87,8 +90,15 @@ impl Raw {
     }
 }
 
+/// An attribute's value as `get_attribute` gives it, with character references decoded as
+/// [`crate::html::read_page`] decodes them.
+fn attr(el: &Element<'_, '_>, name: &str) -> Option<String> {
+    let value = el.get_attribute(name)?;
+    Some(crate::html::decode_attribute(Cow::Owned(value)).into_owned())
+}
+
 fn rel_has(el: &Element<'_, '_>, token: &str) -> bool {
-    el.get_attribute("rel").is_some_and(|rel| {
+    attr(el, "rel").is_some_and(|rel| {
         rel.split_ascii_whitespace()
             .any(|t| t.eq_ignore_ascii_case(token))
     })
@@ -106,7 +116,7 @@ pub fn read_page(body: &[u8], page: &Url, encoding: Option<&str>, now: Timestamp
     let settings = Settings {
         element_content_handlers: vec![
             on!(&sel.anchors, |el| {
-                if let Some(href) = el.get_attribute("href") {
+                if let Some(href) = attr(el, "href") {
                     raw.borrow_mut().link(href, rel_has(el, "nofollow"));
                 }
                 Ok(())
@@ -114,7 +124,7 @@ pub fn read_page(body: &[u8], page: &Url, encoding: Option<&str>, now: Timestamp
             on!(&sel.links, |el| {
                 let page_like = ["alternate", "next", "prev"].iter().any(|t| rel_has(el, t));
                 if page_like && !rel_has(el, "stylesheet") {
-                    if let Some(href) = el.get_attribute("href") {
+                    if let Some(href) = attr(el, "href") {
                         raw.borrow_mut().link(href, rel_has(el, "nofollow"));
                     }
                 }
@@ -123,35 +133,35 @@ pub fn read_page(body: &[u8], page: &Url, encoding: Option<&str>, now: Timestamp
             on!(&sel.base, |el| {
                 let mut r = raw.borrow_mut();
                 if r.base.is_none() {
-                    r.base = el.get_attribute("href");
+                    r.base = attr(el, "href");
                 }
                 Ok(())
             }),
             on!(&sel.img, |el| {
                 let mut r = raw.borrow_mut();
-                if let Some(src) = el.get_attribute("src") {
+                if let Some(src) = attr(el, "src") {
                     r.media(src);
                 }
-                if let Some(set) = el.get_attribute("srcset") {
+                if let Some(set) = attr(el, "srcset") {
                     srcset(&set).into_iter().for_each(|u| r.media(u));
                 }
                 Ok(())
             }),
             on!(&sel.source, |el| {
-                if let Some(set) = el.get_attribute("srcset") {
+                if let Some(set) = attr(el, "srcset") {
                     let mut r = raw.borrow_mut();
                     srcset(&set).into_iter().for_each(|u| r.media(u));
                 }
                 Ok(())
             }),
             on!(&sel.meta, |el| {
-                let content = el.get_attribute("content").unwrap_or_default();
-                if let Some(name) = el.get_attribute("name") {
+                let content = attr(el, "content").unwrap_or_default();
+                if let Some(name) = attr(el, "name") {
                     if let Some(d) = directives::from_meta(&name, &content, now) {
                         raw.borrow_mut().meta.add(d);
                     }
                 }
-                if let Some(property) = el.get_attribute("property") {
+                if let Some(property) = attr(el, "property") {
                     let p = property.trim().to_ascii_lowercase();
                     if matches!(
                         p.as_str(),

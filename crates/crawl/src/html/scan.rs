@@ -11,8 +11,8 @@
 //! a script); `<plaintext>`, after which nothing is a tag.
 //!
 //! Simplified, as lol_html (which this replaced) did or on purpose:
-//! - attribute values are the raw bytes between the quotes: character references are not
-//!   decoded (lol_html's `get_attribute` did not decode them either) and NUL stays NUL;
+//! - attribute values are the raw bytes between the quotes: character references are
+//!   decoded later, on text ([`super::decode_attribute`]), and NUL stays NUL;
 //! - `<noscript>` is RAWTEXT (the scripting-enabled parse, as lol_html and browsers do):
 //!   links inside it are not seen;
 //! - no tree construction: a raw-text start tag that the tree builder would ignore (`<xmp>`

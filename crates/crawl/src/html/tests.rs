@@ -247,12 +247,39 @@ fn attribute_quoting() {
 }
 
 #[test]
-fn character_references_are_kept_as_lol_html_did() {
-    // lol_html's `get_attribute` returned the raw value: `&amp;` reaches the URL as written.
+fn character_references_are_decoded_as_the_spec_says() {
+    // As a browser reads the value: `&amp;` is `&`, `&#47;` is `/`; a legacy name without
+    // `;` before `=` stays (the attribute rule), so the query keeps its `copy` parameter.
     assert_eq!(
-        paths(r#"<a href="/q?a=1&amp;b=2"><a href="/n&#38;1">"#),
-        ["/q?a=1&amp;b=2", "/n&"]
+        paths(
+            r#"<a href="/q?a=1&amp;b=2"><a href="/n&#38;1"><a href=/x&#47;y&#x2F;z>
+            <a href='/c?a=1&copy=2'><a href="/d?&lt=1&amp">"#
+        ),
+        ["/q?a=1&b=2", "/n&1", "/x/y/z", "/c?a=1&copy=2", "/d?&lt=1&"]
     );
+    // After the page's encoding: the windows-1252 byte and the reference both are `é`.
+    assert_eq!(
+        links(
+            b"<a href=\"/caf\xe9&eacute;&#233;?x=1&amp;y\">",
+            Some("windows-1252")
+        ),
+        ["https://example.test/caf%C3%A9%C3%A9%C3%A9?x=1&y"]
+    );
+    // Every attribute read: `rel`, `src`, `srcset`, `<meta>`'s `name` and `content`.
+    let p = read(
+        r#"<a href="f" rel="&#110;ofollow"><img src="i.png?w=1&amp;h=2" srcset="s.png?a&amp;b 2x">
+        <meta name="&#114;obots" content="&#110;oindex"><base href="/b&#47;">"#,
+    );
+    assert_eq!(urls(&p), [("https://example.test/b/f", true)]);
+    let media: Vec<&str> = p.media.iter().map(|u| u.as_str()).collect();
+    assert_eq!(
+        media,
+        [
+            "https://example.test/b/i.png?w=1&h=2",
+            "https://example.test/b/s.png?a&b"
+        ]
+    );
+    assert!(p.meta.noindex);
 }
 
 #[test]
