@@ -104,6 +104,9 @@ const URLS: &[&str] = &[
     "../up.html",
     "https://other.test/x?a=1&amp;b=2",
     "/n&#38;1",
+    // Character references: both readers decode them with `decode_attribute`.
+    "/c?a=1&copy=2&lt&amp",
+    "/x&#x2F;y&notin;&notit;&#0;&#x80&",
     "#frag",
     "",
     " /spaced ",
