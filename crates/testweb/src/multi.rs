@@ -240,6 +240,11 @@ async fn serve_sniffing(
         let Ok((tcp, _)) = listener.accept().await else {
             continue;
         };
+        // As real servers do on keep-alive connections (nginx `tcp_nodelay on`): without it a
+        // response written in two pieces waits for the client's delayed ACK, 40 ms per
+        // request on a reused connection (Nagle's algorithm), which made the crawler benchmark
+        // measure the stall, not the crawler.
+        let _ = tcp.set_nodelay(true);
         let (tls, state) = (tls.clone(), Arc::clone(&state));
         tokio::spawn(async move {
             let mut first = [0u8; 1];
