@@ -61,6 +61,18 @@ pub(crate) struct Places {
     seeds: RwLock<HashSet<Site>>,
     seen: Mutex<HashSet<u64, BuildHasherDefault<Prehashed>>>,
     hasher: std::collections::hash_map::RandomState,
+    /// The certificate and backend evidence this process last stored per host row: a
+    /// response only writes what changed. Every HTTPS response carries its certificate, and
+    /// writing it each time was one store round trip (and write lock) per page: 11,000
+    /// `UPDATE`s in a 10,000-page crawl.
+    stored_evidence: Mutex<HashMap<i64, StoredEvidence>>,
+}
+
+/// Hashes of the evidence last written for a host (see [`Places::observe`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct StoredEvidence {
+    tls: Option<u64>,
+    backends: Option<u64>,
 }
 
 impl Places {
@@ -80,6 +92,7 @@ impl Places {
             seeds: RwLock::new(HashSet::new()),
             seen: Mutex::new(HashSet::default()),
             hasher: std::collections::hash_map::RandomState::new(),
+            stored_evidence: Mutex::new(HashMap::new()),
         }
     }
 
@@ -297,24 +310,43 @@ impl Places {
         pacer: &Pacer,
     ) -> Result<Vec<Event>, CrawlError> {
         let merges = lock(&self.model).observe(host, &evidence);
-        let info = lock(&self.hosts).get(host).cloned();
-        if let Some(info) = info {
+        let host_id = lock(&self.hosts).get(host).map(|info| info.host_id);
+        if let Some(host_id) = host_id {
             match &evidence {
-                Evidence::TlsLeaf(sha) => {
+                Evidence::TlsLeaf(sha) if self.evidence_changed(host_id, |e| &mut e.tls, sha) => {
                     let hex: String = sha.iter().map(|b| format!("{b:02x}")).collect();
                     self.store
-                        .set_host_evidence(info.host_id, None, Some(&hex), None)
+                        .set_host_evidence(host_id, None, Some(&hex), None)
                         .await?;
                 }
-                Evidence::Backends(ids) if !ids.is_empty() => {
+                Evidence::Backends(ids)
+                    if !ids.is_empty()
+                        && self.evidence_changed(host_id, |e| &mut e.backends, ids) =>
+                {
                     self.store
-                        .set_host_evidence(info.host_id, None, None, Some(&ids.join(" ")))
+                        .set_host_evidence(host_id, None, None, Some(&ids.join(" ")))
                         .await?;
                 }
                 _ => {}
             }
         }
         self.apply_merges(merges, label, pacer).await
+    }
+
+    /// Whether `value` differs from the evidence of this kind last stored for `host_id`
+    /// (remembering it as stored if so).
+    fn evidence_changed<T: std::hash::Hash + ?Sized>(
+        &self,
+        host_id: i64,
+        field: impl FnOnce(&mut StoredEvidence) -> &mut Option<u64>,
+        value: &T,
+    ) -> bool {
+        let hash = self.hasher.hash_one(value);
+        let mut stored = lock(&self.stored_evidence);
+        let slot = field(stored.entry(host_id).or_default());
+        let changed = *slot != Some(hash);
+        *slot = Some(hash);
+        changed
     }
 
     async fn apply_merges(
