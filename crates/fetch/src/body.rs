@@ -90,7 +90,9 @@ pub struct Body {
     pub raw_bytes: u64,
     /// The content coding.
     pub coding: ContentCoding,
-    /// The bytes as received, when asked for (`keep_raw`), up to the raw cap.
+    /// The bytes as received, when asked for (`keep_raw`), up to the raw cap; `None` for a
+    /// body without a content coding, whose `bytes` are the bytes as received (keeping a
+    /// second copy cost a copy of every page).
     pub raw: Option<Vec<u8>>,
 }
 
@@ -116,6 +118,8 @@ pub struct BodyReader {
     window_bytes: u64,
     host: String,
     tap: Arc<Mutex<RawTap>>,
+    /// The announced length of an uncoded body, within the cap (0: unknown).
+    size_hint: usize,
     /// Held while the body is read (the pacer's permit: one request in flight per origin).
     _guard: Option<Box<dyn Send + Sync>>,
 }
@@ -202,9 +206,26 @@ impl BodyReader {
         limits: ReadLimits,
     ) -> BodyReader {
         let coding = ContentCoding::of(headers);
+        // Without a content coding the decoded bytes are the bytes as received: no copy kept.
+        let keep_raw = limits
+            .keep_raw
+            .filter(|_| coding != ContentCoding::Identity);
+        // A body whose length is announced is read into one buffer of that size (at most the
+        // cap and the byte past it) instead of a buffer grown and copied while reading.
+        let size_hint = match coding {
+            ContentCoding::Identity => headers
+                .get(http::header::CONTENT_LENGTH)
+                .and_then(|v| v.to_str().ok()?.trim().parse::<usize>().ok())
+                // One byte more: the read that finds the end needs room, and growing the
+                // buffer for it would copy the whole body.
+                .map_or(0, |length| {
+                    length.min(limits.cap.saturating_add(1)).saturating_add(1)
+                }),
+            _ => 0,
+        };
         let tap = Arc::new(Mutex::new(RawTap {
             bytes: 0,
-            kept: limits.keep_raw.map(|_| Vec::new()),
+            kept: keep_raw.map(|_| Vec::new()),
             keep_limit: limits.keep_raw.unwrap_or(0),
         }));
         let source = match coding {
@@ -224,6 +245,7 @@ impl BodyReader {
             window_bytes: 0,
             host: host.to_owned(),
             tap,
+            size_hint,
             _guard: None,
         }
     }
@@ -345,9 +367,14 @@ impl BodyReader {
         if let Source::PendingDeflate(_) = self.source {
             self.tell_deflate_apart().await?;
         }
-        buffer.reserve(want);
+        // Room left in the buffer is used first (a presized body fills it exactly); it grows
+        // by a piece only when full.
+        if buffer.capacity() == buffer.len() {
+            buffer.reserve(want);
+        }
+        let room = (buffer.capacity() - buffer.len()).min(want);
         let result = match &mut self.source {
-            Source::Reader(reader) => reader.read_buf(&mut buffer.limit(want)).await,
+            Source::Reader(reader) => reader.read_buf(&mut buffer.limit(room)).await,
             Source::Empty | Source::PendingDeflate(_) => Ok(0),
         };
         result.map_err(|error| self.io_error(error))
@@ -389,7 +416,7 @@ impl BodyReader {
     /// Reads the rest of the body (up to the cap), stopping early after `stop_marker` (ASCII,
     /// case-insensitive) when given.
     pub async fn read_to_end(mut self, stop_marker: Option<&[u8]>) -> Result<Body, FetchError> {
-        let mut bytes = Vec::new();
+        let mut bytes = Vec::with_capacity(self.size_hint);
         let mut stopped_at_marker = false;
         loop {
             let searched_from = bytes.len();
