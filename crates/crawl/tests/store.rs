@@ -537,3 +537,56 @@ async fn robots_entries_sitemaps_media_and_hosts() {
     })
     .await;
 }
+
+/// The pacing of several origins in one commit is one statement: each origin gets its own
+/// values, counts add up across commits, and an origin leased by another process is left
+/// alone.
+#[tokio::test]
+async fn one_commit_writes_the_pacing_of_many_origins() {
+    on_both_backends(|target| async move {
+        let store = open(&target).await;
+        let (me, other) = (Holder::named("me"), Holder::named("other"));
+        for host in ["www.a.test", "www.b.test", "www.c.test"] {
+            queue(&store, host, &["/"], None).await;
+        }
+        let mine = store.claim_origins(&me, t0(), 2).await.unwrap();
+        let theirs = store.claim_origins(&other, t0(), 10).await.unwrap();
+        assert_eq!((mine.len(), theirs.len()), (2, 1));
+        let update = |id: i64, n: u64| OriginUpdate {
+            id,
+            gap: Duration::from_millis(100 * n),
+            next_start: t0() + SignedDuration::from_secs(n as i64),
+            failures: n as u32,
+            paused: n == 2,
+            pacer_state: Some(format!("{{\"n\":{n}}}")),
+            requests: n,
+            bytes: 10 * n,
+        };
+        let ids = [mine[0].id, mine[1].id, theirs[0].id];
+        let batch = Batch {
+            origins: vec![update(ids[2], 3), update(ids[0], 1), update(ids[1], 2)],
+            ..Batch::default()
+        };
+        store.commit(&batch, &me).await.unwrap();
+        store.commit(&batch, &me).await.unwrap();
+        for (id, n) in [(ids[0], 1u64), (ids[1], 2)] {
+            let row = store.origin(id).await.unwrap().unwrap();
+            assert_eq!(row.gap, Duration::from_millis(100 * n));
+            assert_eq!(row.next_start, t0() + SignedDuration::from_secs(n as i64));
+            assert_eq!((row.failures, row.paused), (n as u32, n == 2));
+            assert_eq!(
+                row.pacer_state.as_deref(),
+                Some(format!("{{\"n\":{n}}}").as_str())
+            );
+        }
+        let row = store.origin(ids[2]).await.unwrap().unwrap();
+        assert_eq!(
+            (row.failures, row.paused, row.pacer_state),
+            (0, false, None)
+        );
+        let status = store.status(t0()).await.unwrap();
+        // Requests and bytes of both commits, of my two origins only.
+        assert_eq!((status.requests, status.bytes), (6, 60));
+    })
+    .await;
+}

@@ -4,7 +4,7 @@ use db::{millis, with_pool, write_tx, DbError};
 use jiff::Timestamp;
 use sqlx::QueryBuilder;
 
-use super::places::{ms, opt_millis};
+use super::places::opt_millis;
 use super::{Store, UrlKind, UrlState};
 use crate::store::places::HostInfo;
 
@@ -364,29 +364,22 @@ impl Store {
                     .await
                     .map_err(DbError::query("update URLs"))?;
             }
-            // Origin rows in id order, as every transaction here takes them: two
-            // transactions never wait for each other's rows in opposite orders (PostgreSQL
-            // would abort one as a deadlock).
+            // Origin rows in id order, as every transaction here takes them (see `pacing`).
             let mut origins: Vec<&OriginUpdate> = batch.origins.iter().collect();
             origins.sort_by_key(|o| o.id);
-            for o in origins {
-                sqlx::query(
-                    "UPDATE crawl_origins SET gap_ms = $1, next_start = $2, failures = $3, paused = $4, \
-                     pacer_state = COALESCE($5, pacer_state), requests = requests + $6, bytes = bytes + $7 \
-                     WHERE id = $8 AND lease_holder = $9",
-                )
-                .bind(ms(o.gap))
-                .bind(millis(o.next_start))
-                .bind(i32::try_from(o.failures).unwrap_or(i32::MAX))
-                .bind(i16::from(o.paused))
-                .bind(o.pacer_state.as_deref())
-                .bind(i64::try_from(o.requests).unwrap_or(i64::MAX))
-                .bind(i64::try_from(o.bytes).unwrap_or(i64::MAX))
-                .bind(o.id)
-                .bind(holder.as_str())
-                .execute(&mut *tx)
-                .await
-                .map_err(DbError::query("update origin"))?;
+            if !origins.is_empty() && self.db.backend() == db::Backend::Postgres {
+                let ids: Vec<i64> = origins.iter().map(|o| o.id).collect();
+                sqlx::query(&super::pacing::lock_sql(&ids))
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(DbError::query("lock origins"))?;
+            }
+            for chunk in origins.chunks(super::pacing::PACING_CHUNK) {
+                super::pacing::update_sql(chunk, holder.as_str())
+                    .build()
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(DbError::query("update origins"))?;
             }
             for chunk in new_urls.chunks(INSERT_CHUNK) {
                 upsert_sql(chunk, now)

@@ -21,6 +21,7 @@
 
 mod frontier;
 mod outcomes;
+mod pacing;
 mod places;
 mod schema;
 mod side;
