@@ -288,7 +288,7 @@ impl Store {
         if ids.is_empty() {
             return Ok(());
         }
-        let list = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+        let list = super::id_list(ids);
         let sql = format!("UPDATE crawl_urls SET state = 0 WHERE state = 1 AND id IN ({list})");
         with_pool!(&self.db, pool => sqlx::query(&sql).execute(pool).await.map(drop))
             .map_err(DbError::query("return URLs to the queue"))
@@ -393,7 +393,7 @@ impl Store {
                 let mut ids: Vec<i64> = new_urls.iter().map(|u| u.host.origin_id).collect();
                 ids.sort_unstable();
                 ids.dedup();
-                let list = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+                let list = super::id_list(&ids);
                 let merged: Vec<(i64, i64)> = sqlx::query_as(&format!(
                     "SELECT id, merged_into FROM crawl_origins WHERE id IN ({list}) AND merged_into IS NOT NULL"
                 ))

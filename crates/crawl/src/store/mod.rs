@@ -184,3 +184,9 @@ impl Store {
         Holder::new()
     }
 }
+
+/// Row ids as an SQL list (`1,2,3`) for `IN (...)`: integers, written by us, so inlined
+/// rather than bound (both backends cap the number of bound values per statement).
+pub(crate) fn id_list(ids: &[i64]) -> String {
+    ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
+}

@@ -23,7 +23,7 @@ pub(crate) const PACING_CHUNK: usize = 256;
 
 /// The statement that locks `ids` (sorted) in id order on PostgreSQL.
 pub(crate) fn lock_sql(ids: &[i64]) -> String {
-    let list = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+    let list = super::id_list(ids);
     format!("SELECT id FROM crawl_origins WHERE id IN ({list}) ORDER BY id FOR UPDATE")
 }
 

@@ -370,11 +370,7 @@ impl Store {
                      WHERE u.origin_id = crawl_origins.id AND u.state IN (0, 1))"
                 .to_string();
         if !except.is_empty() {
-            let list = except
-                .iter()
-                .map(i64::to_string)
-                .collect::<Vec<_>>()
-                .join(",");
+            let list = super::id_list(except);
             ready.push_str(&format!(" AND id NOT IN ({list})"));
         }
         let ids = self
@@ -384,7 +380,7 @@ impl Store {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let list = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+        let list = super::id_list(&ids);
         let requeue =
             format!("UPDATE crawl_urls SET state = 0 WHERE state = 1 AND origin_id IN ({list})");
         let select = format!("SELECT {ORIGIN_COLUMNS} FROM crawl_origins WHERE id IN ({list}) ORDER BY next_start, id");
