@@ -101,6 +101,9 @@ impl Db {
             Db::Postgres(_) => " FOR UPDATE SKIP LOCKED",
             Db::Sqlite(_) => "",
         };
+        // Not kept as a prepared statement (`persistent(false)`): `ready` may hold a list of
+        // ids that differs on every call, and each distinct text would stay cached per
+        // connection.
         let sql = format!(
             "UPDATE {table} SET lease_holder = $1, lease_until = $2 WHERE {key} IN \
              (SELECT {key} FROM {table} WHERE (lease_holder IS NULL OR lease_until <= $4) \
@@ -111,6 +114,7 @@ impl Db {
             Db::Sqlite(pool) => {
                 let mut tx = Db::sqlite_write(pool).await?;
                 let keys = sqlx::query_scalar(&sql)
+                    .persistent(false)
                     .bind(holder.as_str())
                     .bind(lease.until())
                     .bind(i64::from(limit))
@@ -122,6 +126,7 @@ impl Db {
                 Ok(keys)
             }
             Db::Postgres(pool) => sqlx::query_scalar(&sql)
+                .persistent(false)
                 .bind(holder.as_str())
                 .bind(lease.until())
                 .bind(i64::from(limit))
@@ -152,7 +157,7 @@ impl Db {
             t.key
         );
         let (u, h) = (lease.until(), holder.as_str());
-        crate::with_pool!(self, pool => sqlx::query_scalar(&sql).bind(u).bind(h).fetch_all(pool).await)
+        crate::with_pool!(self, pool => sqlx::query_scalar(&sql).persistent(false).bind(u).bind(h).fetch_all(pool).await)
         .map_err(DbError::query("renew leases"))
     }
 
@@ -173,7 +178,7 @@ impl Db {
             t.key,
             key_list(keys)
         );
-        crate::with_pool!(self, pool => sqlx::query(&sql).bind(holder.as_str()).execute(pool).await.map(drop))
+        crate::with_pool!(self, pool => sqlx::query(&sql).persistent(false).bind(holder.as_str()).execute(pool).await.map(drop))
         .map_err(DbError::query("release leases"))
     }
 

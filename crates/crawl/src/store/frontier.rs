@@ -224,6 +224,7 @@ impl Store {
             for chunk in urls.chunks(INSERT_CHUNK) {
                 upsert_sql(chunk, millis(Timestamp::now()))
                     .build()
+                    .persistent(chunk.len() == INSERT_CHUNK)
                     .execute(&mut *tx)
                     .await
                     .map_err(DbError::query("queue URLs"))?;
@@ -290,7 +291,7 @@ impl Store {
         }
         let list = super::id_list(ids);
         let sql = format!("UPDATE crawl_urls SET state = 0 WHERE state = 1 AND id IN ({list})");
-        with_pool!(&self.db, pool => sqlx::query(&sql).execute(pool).await.map(drop))
+        with_pool!(&self.db, pool => sqlx::query(&sql).persistent(false).execute(pool).await.map(drop))
             .map_err(DbError::query("return URLs to the queue"))
     }
 
@@ -360,6 +361,7 @@ impl Store {
             for (rows, with_response) in super::outcomes::statements(&batch.outcomes) {
                 super::outcomes::update_sql(&rows, with_response)
                     .build()
+                    .persistent(rows.len() == super::outcomes::OUTCOME_CHUNK)
                     .execute(&mut *tx)
                     .await
                     .map_err(DbError::query("update URLs"))?;
@@ -370,6 +372,7 @@ impl Store {
             if !origins.is_empty() && self.db.backend() == db::Backend::Postgres {
                 let ids: Vec<i64> = origins.iter().map(|o| o.id).collect();
                 sqlx::query(&super::pacing::lock_sql(&ids))
+                    .persistent(false)
                     .execute(&mut *tx)
                     .await
                     .map_err(DbError::query("lock origins"))?;
@@ -377,6 +380,7 @@ impl Store {
             for chunk in origins.chunks(super::pacing::PACING_CHUNK) {
                 super::pacing::update_sql(chunk, holder.as_str())
                     .build()
+                    .persistent(chunk.len() == super::pacing::PACING_CHUNK)
                     .execute(&mut *tx)
                     .await
                     .map_err(DbError::query("update origins"))?;
@@ -384,6 +388,7 @@ impl Store {
             for chunk in new_urls.chunks(INSERT_CHUNK) {
                 upsert_sql(chunk, now)
                     .build()
+                    .persistent(chunk.len() == INSERT_CHUNK)
                     .execute(&mut *tx)
                     .await
                     .map_err(DbError::query("queue URLs"))?;
@@ -397,6 +402,7 @@ impl Store {
                 let merged: Vec<(i64, i64)> = sqlx::query_as(&format!(
                     "SELECT id, merged_into FROM crawl_origins WHERE id IN ({list}) AND merged_into IS NOT NULL"
                 ))
+                .persistent(false)
                 .fetch_all(&mut *tx)
                 .await
                 .map_err(DbError::query("read merged origins"))?;

@@ -385,8 +385,9 @@ impl Store {
             format!("UPDATE crawl_urls SET state = 0 WHERE state = 1 AND origin_id IN ({list})");
         let select = format!("SELECT {ORIGIN_COLUMNS} FROM crawl_origins WHERE id IN ({list}) ORDER BY next_start, id");
         with_pool!(&self.db, pool => {
-            sqlx::query(&requeue).execute(pool).await.map(drop).map_err(DbError::query("requeue in-flight"))?;
+            sqlx::query(&requeue).persistent(false).execute(pool).await.map(drop).map_err(DbError::query("requeue in-flight"))?;
             sqlx::query(&select)
+                .persistent(false)
                 .fetch_all(pool)
                 .await
                 .map(|rows| rows.iter().map(origin_row).collect())
