@@ -78,7 +78,8 @@ pub use cache::{
 pub use config::{
     FetchConfig, MinTransferRate, ResolvePin, ResolvePinError, Timeouts, DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_FIRST_BYTE_TIMEOUT, DEFAULT_MIN_TRANSFER_BYTES, DEFAULT_MIN_TRANSFER_WINDOW,
-    DEFAULT_TOTAL_TIMEOUT, MAX_HEADER_BYTES, MAX_RESPONSE_HEADERS,
+    DEFAULT_TOTAL_TIMEOUT, IDLE_CONNECTIONS_PER_HOST, IDLE_CONNECTION_TIMEOUT, MAX_HEADER_BYTES,
+    MAX_RESPONSE_HEADERS,
 };
 pub use deadline::Deadline;
 pub use error::{Cause, ErrorKind, FetchError, TimeoutPhase};

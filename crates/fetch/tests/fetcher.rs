@@ -566,3 +566,78 @@ async fn callers_cannot_lift_the_ceilings() {
         "{error:?}"
     );
 }
+
+/// Requests to one host one after another reuse their connection, on the multi-threaded
+/// runtime the bots run on. hyper returns a connection to its pool from another task, so a
+/// request started right after a response ends can still race it and open a second one:
+/// the assertion is that connections are reused, not that there is exactly one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn back_to_back_requests_to_a_host_reuse_connections() {
+    let web = TestWeb::start().await;
+    for (i, size) in [300, 20_000, 60_000, 5_000]
+        .iter()
+        .cycle()
+        .take(24)
+        .enumerate()
+    {
+        web.site("a.test")
+            .path(&format!("/{i}"))
+            .respond(Reply::ok().body(vec![b'x'; *size]));
+    }
+    let mut config = config(&web, &["a.test"]);
+    config.offer_http2 = false;
+    let fetcher = Fetcher::new(config).unwrap();
+    for i in 0..24 {
+        let response = fetcher
+            .fetch(Request::get(
+                url(&web.https_url("a.test", &format!("/{i}"))),
+            ))
+            .await
+            .unwrap();
+        assert_eq!(response.version, fetch::Version::HTTP_11);
+    }
+    let peers: std::collections::HashSet<_> = web.requests().iter().map(|r| r.peer).collect();
+    assert!(
+        peers.len() <= 6,
+        "24 requests over {} connections",
+        peers.len()
+    );
+    assert!(settled_open_connections(&web).await <= fetch::IDLE_CONNECTIONS_PER_HOST);
+}
+
+/// However many connections a host needed at once, only [`fetch::IDLE_CONNECTIONS_PER_HOST`]
+/// stay open once the requests are done.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_connections_per_host_are_bounded() {
+    let web = TestWeb::start().await;
+    web.site("a.test")
+        .path("/slow")
+        .respond(Reply::ok().delay(Duration::from_millis(200)).body("late"));
+    let mut config = config(&web, &["a.test"]);
+    config.offer_http2 = false;
+    let fetcher = Fetcher::new(config).unwrap();
+    let at_once =
+        (0..6).map(|_| fetcher.fetch(Request::get(url(&web.https_url("a.test", "/slow")))));
+    for response in futures_util::future::join_all(at_once).await {
+        assert_eq!(response.unwrap().body, b"late");
+    }
+    let peers: std::collections::HashSet<_> = web.requests().iter().map(|r| r.peer).collect();
+    assert_eq!(peers.len(), 6, "six requests at once, six connections");
+    assert_eq!(
+        settled_open_connections(&web).await,
+        fetch::IDLE_CONNECTIONS_PER_HOST
+    );
+}
+
+/// The connections open on the server once the spares have closed: they close as they come
+/// back to the pool, a moment after their response, so this waits up to 5 s for the count to
+/// fall to the bound.
+async fn settled_open_connections(web: &TestWeb) -> usize {
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while web.open_connections() > fetch::IDLE_CONNECTIONS_PER_HOST
+        && std::time::Instant::now() < deadline
+    {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    web.open_connections()
+}

@@ -37,6 +37,9 @@ pub struct RecordedRequest {
     pub headers: Vec<(String, String)>,
     /// The server address it arrived on (which loopback address: which origin).
     pub local: Option<SocketAddr>,
+    /// The client's address and port: requests with the same `peer` came over one
+    /// connection.
+    pub peer: Option<SocketAddr>,
     /// The status it was answered with (`0`: no HTTP answer, a reset or raw bytes).
     pub status: u16,
     /// The body bytes it was answered with, as sent (before any client decoding).
@@ -73,6 +76,24 @@ pub(crate) struct State {
     pub(crate) generators: Vec<Generator>,
     /// Do not record requests (benchmarks: the log would grow without bound).
     pub(crate) no_log: bool,
+    /// Connections accepted and not yet closed (by either side).
+    pub(crate) open_connections: usize,
+}
+
+/// Counts a connection as open for as long as it lives.
+struct OpenConnection(Arc<Mutex<State>>);
+
+impl OpenConnection {
+    fn new(state: &Arc<Mutex<State>>) -> OpenConnection {
+        lock(state).open_connections += 1;
+        OpenConnection(Arc::clone(state))
+    }
+}
+
+impl Drop for OpenConnection {
+    fn drop(&mut self) {
+        lock(&self.0).open_connections -= 1;
+    }
 }
 
 /// A running test web: one HTTP and one HTTPS listener on 127.0.0.1, serving every site.
@@ -231,6 +252,11 @@ impl TestWeb {
         lock(&self.state).requests.clone()
     }
 
+    /// Connections open now (accepted, and closed by neither side yet), on both listeners.
+    pub fn open_connections(&self) -> usize {
+        lock(&self.state).open_connections
+    }
+
     /// The requests for one path of one site.
     pub fn requests_to(&self, host: &str, path: &str) -> Vec<RecordedRequest> {
         let host = host.to_ascii_lowercase();
@@ -359,13 +385,24 @@ async fn serve(
     }
 }
 
+/// The two ends of a connection, as the request log records them.
+#[derive(Clone, Copy)]
+struct Ends {
+    local: Option<SocketAddr>,
+    peer: Option<SocketAddr>,
+}
+
 /// Serve one accepted connection, over TLS when an acceptor is given.
 pub(crate) async fn serve_conn(
     tcp: tokio::net::TcpStream,
     tls: Option<tokio_rustls::TlsAcceptor>,
     state: Arc<Mutex<State>>,
 ) {
-    let local = tcp.local_addr().ok();
+    let _open = OpenConnection::new(&state);
+    let ends = Ends {
+        local: tcp.local_addr().ok(),
+        peer: tcp.peer_addr().ok(),
+    };
     let sabotage = Sabotage::default();
     let conn = Conn {
         tcp,
@@ -373,7 +410,7 @@ pub(crate) async fn serve_conn(
     };
     let is_tls = tls.is_some();
     let service = service_fn(move |request| {
-        handle(request, Arc::clone(&state), sabotage.clone(), is_tls, local)
+        handle(request, Arc::clone(&state), sabotage.clone(), is_tls, ends)
     });
     let builder = auto::Builder::new(TokioExecutor::new());
     // Connection errors are part of the script (resets, garbage): ignore them.
@@ -396,9 +433,9 @@ async fn handle(
     state: Arc<Mutex<State>>,
     sabotage: Sabotage,
     tls: bool,
-    local: Option<SocketAddr>,
+    ends: Ends,
 ) -> Result<hyper::Response<Body>, Infallible> {
-    let mut recorded = record(&request, tls, local);
+    let mut recorded = record(&request, tls, ends);
     let (host, path) = (recorded.host.clone(), recorded.path.clone());
     let reply = choose_reply(&state, (tls, host, path))
         .unwrap_or_else(|| Reply::status(404).body("not found"));
@@ -431,7 +468,7 @@ async fn handle(
 fn record(
     request: &hyper::Request<hyper::body::Incoming>,
     tls: bool,
-    local: Option<SocketAddr>,
+    ends: Ends,
 ) -> RecordedRequest {
     let host = request
         .uri()
@@ -467,7 +504,8 @@ fn record(
                 )
             })
             .collect(),
-        local,
+        local: ends.local,
+        peer: ends.peer,
         status: 0,
         body_bytes: 0,
     }
