@@ -71,7 +71,13 @@ async fn serve(plain_http: bool) {
 }
 
 fn cpu_seconds() -> f64 {
-    // utime + stime of this process, from /proc (Linux).
+    let (user, system) = cpu_split();
+    user + system
+}
+
+/// User and system CPU seconds of this process (utime, stime from /proc, Linux): the system
+/// share is the kernel's TCP and file work done on the crawler's behalf.
+fn cpu_split() -> (f64, f64) {
     let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
     let after = stat.rsplit(')').next().unwrap_or_default();
     let fields: Vec<&str> = after.split_whitespace().collect();
@@ -81,7 +87,7 @@ fn cpu_seconds() -> f64 {
             .and_then(|f| f.parse::<f64>().ok())
             .unwrap_or(0.0)
     };
-    (ticks(11) + ticks(12)) / 100.0
+    (ticks(11) / 100.0, ticks(12) / 100.0)
 }
 
 fn peak_rss_mb() -> f64 {
@@ -167,10 +173,12 @@ async fn main() {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     tokio::spawn(async move { while rx.recv().await.is_some() {} });
     let cpu0 = cpu_seconds();
+    let split0 = cpu_split();
     let t0 = Instant::now();
     let summary = crawler.run(&seeds, tx).await.unwrap();
     let wall = t0.elapsed().as_secs_f64();
     let cpu = cpu_seconds() - cpu0;
+    let split1 = cpu_split();
     let fetched = summary.fetched as f64;
     let warc_bytes: u64 = std::fs::read_dir(work.path().join("warc"))
         .unwrap()
@@ -194,6 +202,11 @@ async fn main() {
     println!(
         "cpu per page     {:.3} ms (crawler process, both cores)",
         cpu * 1000.0 / fetched
+    );
+    println!(
+        "  of which       user {:.3} ms, system {:.3} ms",
+        (split1.0 - split0.0) * 1000.0 / fetched,
+        (split1.1 - split0.1) * 1000.0 / fetched
     );
     println!("peak memory      {:.0} MB", peak_rss_mb());
     println!("queued before    {queue}");
