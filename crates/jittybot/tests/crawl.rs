@@ -177,8 +177,10 @@ async fn a_crawl_killed_at_random_points_loses_nothing() {
         size_spread: 0,
         links_per_page: 3,
     });
-    // Slow pages, so the kills land mid-crawl.
-    web.generate(move |host, path| pages(host, path).map(|r| r.delay(Duration::from_millis(15))));
+    // Slow pages, so the kills land mid-crawl: 40 pages × 40 ms is 1.6 s of fetching per
+    // host, more than two runs killed at the latest kill time (750 ms) can do, so at least
+    // two kills land (at 15 ms, once connections were reused, the crawl could end first).
+    web.generate(move |host, path| pages(host, path).map(|r| r.delay(Duration::from_millis(40))));
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("crawl.sqlite").display().to_string();
     let mut args = crawl_args(
