@@ -11,7 +11,7 @@ use fetch::{
 use jiff::Timestamp;
 
 use super::archive::{coding_name, Archive, Payload};
-use super::committer::Work;
+use super::committer::{OriginPace, Work};
 use super::config::{MAX_TURN_WAIT, URL_CLAIM_BATCH, URL_DEADLINE};
 use super::page::{self, Kept};
 use super::{CrawlError, Ctx};
@@ -118,17 +118,21 @@ pub(crate) fn origin_update(
     id: i64,
     requests: u64,
     bytes: u64,
-) -> OriginUpdate {
+) -> OriginPace {
     let snapshot = ctx.polite.pacer().export(key).unwrap_or_default();
-    OriginUpdate {
-        id,
-        gap: ctx.config.pacer.pace,
-        next_start: snapshot.next_start.unwrap_or_else(Timestamp::now),
-        failures: snapshot.failures,
-        paused: snapshot.paused,
-        pacer_state: serde_json::to_string(&snapshot).ok(),
-        requests,
-        bytes,
+    OriginPace {
+        update: OriginUpdate {
+            id,
+            gap: ctx.config.pacer.pace,
+            next_start: snapshot.next_start.unwrap_or_else(Timestamp::now),
+            failures: snapshot.failures,
+            paused: snapshot.paused,
+            // Written out by the committer, for the last update of the origin in a commit.
+            pacer_state: None,
+            requests,
+            bytes,
+        },
+        snapshot: Some(snapshot),
     }
 }
 

@@ -343,7 +343,9 @@ impl Pacer {
     /// The state of origin `key`, for a store.
     pub fn export(&self, key: &OriginKey) -> Option<OriginSnapshot> {
         let slot = lock(&self.origins).get(key).cloned()?;
-        let state = lock(&slot.state).clone();
+        // Read under the lock rather than cloned first: the clone copied every host's name
+        // once more, after every page of a crawl.
+        let state = lock(&slot.state);
         let clocks = Clocks::now();
         let next_start = match state.plan(&self.config, "", None, false, clocks.now) {
             Plan::At { at, .. } => at,
