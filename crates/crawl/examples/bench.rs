@@ -70,11 +70,6 @@ async fn serve(plain_http: bool) {
     .await;
 }
 
-fn cpu_seconds() -> f64 {
-    let (user, system) = cpu_split();
-    user + system
-}
-
 /// User and system CPU seconds of this process (utime, stime from /proc, Linux): the system
 /// share is the kernel's TCP and file work done on the crawler's behalf.
 fn cpu_split() -> (f64, f64) {
@@ -172,13 +167,13 @@ async fn main() {
     let counters = crawler.counters();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     tokio::spawn(async move { while rx.recv().await.is_some() {} });
-    let cpu0 = cpu_seconds();
     let split0 = cpu_split();
     let t0 = Instant::now();
     let summary = crawler.run(&seeds, tx).await.unwrap();
     let wall = t0.elapsed().as_secs_f64();
-    let cpu = cpu_seconds() - cpu0;
     let split1 = cpu_split();
+    let (user, system) = (split1.0 - split0.0, split1.1 - split0.1);
+    let cpu = user + system;
     let fetched = summary.fetched as f64;
     let warc_bytes: u64 = std::fs::read_dir(work.path().join("warc"))
         .unwrap()
@@ -205,8 +200,8 @@ async fn main() {
     );
     println!(
         "  of which       user {:.3} ms, system {:.3} ms",
-        (split1.0 - split0.0) * 1000.0 / fetched,
-        (split1.1 - split0.1) * 1000.0 / fetched
+        user * 1000.0 / fetched,
+        system * 1000.0 / fetched
     );
     println!("peak memory      {:.0} MB", peak_rss_mb());
     println!("queued before    {queue}");

@@ -24,8 +24,11 @@ pub const MAX_HEADER_BYTES: usize = 256 * 1024;
 /// bots have one request in flight per origin, so one would do, but a request started just
 /// as the previous response ends can find its connection not yet back in hyper's pool and
 /// open another; without a bound every host crawled kept such spares (about 1.5 connections
-/// per host in the crawler benchmark, each tens of kilobytes of buffers). With 1, those races
-/// closed and reopened connections (7 TLS handshakes per host in the benchmark).
+/// per host in the crawler benchmark, each tens of kilobytes of buffers). The task turn at
+/// the end of a body (`net.rs`) makes that race rare but does not rule it out (the test
+/// `back_to_back_requests_to_a_host_reuse_connections` still sees it), and at 1 every race
+/// costs a closed connection and a new TLS handshake (7 per host in the benchmark without the
+/// turn); the second idle connection absorbs it.
 pub const IDLE_CONNECTIONS_PER_HOST: usize = 2;
 /// How long an idle connection is kept: 30 s.
 pub const IDLE_CONNECTION_TIMEOUT: Duration = Duration::from_secs(30);

@@ -41,13 +41,13 @@ pub(crate) struct OriginPace {
     /// The row's update, `pacer_state` left empty.
     pub(crate) update: OriginUpdate,
     /// The pacer's exported state.
-    pub(crate) snapshot: Option<fetch::OriginSnapshot>,
+    pub(crate) snapshot: fetch::OriginSnapshot,
 }
 
 impl OriginPace {
     fn into_update(self) -> OriginUpdate {
         OriginUpdate {
-            pacer_state: self.snapshot.and_then(|s| serde_json::to_string(&s).ok()),
+            pacer_state: serde_json::to_string(&self.snapshot).ok(),
             ..self.update
         }
     }

@@ -132,7 +132,7 @@ pub(crate) fn origin_update(
             requests,
             bytes,
         },
-        snapshot: Some(snapshot),
+        snapshot,
     }
 }
 
