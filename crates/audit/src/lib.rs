@@ -14,9 +14,6 @@
 //! network checks (fetching, page, sitemaps) and the file audit; all of them use the findings
 //! and the report types.
 
-#![forbid(unsafe_code)]
-#![warn(missing_docs)]
-
 mod analyze;
 pub mod catalogue;
 mod collect;

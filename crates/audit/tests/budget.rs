@@ -72,7 +72,7 @@ async fn analyse_within(
 
 #[tokio::test]
 async fn a_slow_redirect_chain_is_cut_by_the_one_budget_and_both_commands_agree() {
-    // Issue 7's hostile server, scaled down: every hop answers after 300 ms, the file comes
+    // A hostile server, scaled down: every hop answers after 300 ms, the file comes
     // after five hops (1.8 s); the budget is 1 s for `robots` and for the whole analysis.
     let budget = Duration::from_secs(1);
     let delay = Duration::from_millis(300);

@@ -11,7 +11,7 @@ use audit::{analyze, CheckId};
 use common::{make_fetcher, url, URLSET};
 use testweb::{Reply, TestWeb};
 
-/// Issue 7's hostile answers, through the whole analysis: a robots.txt with 101 header lines
+/// Hostile answers, through the whole analysis: a robots.txt with 101 header lines
 /// (hyper's default made it "malformed", so everything was disallowed and the site scored F)
 /// and one sent as headerless deflate are read as rules; one in a coding that was not asked
 /// for (`zstd`) is not read as text, and the finding says why.

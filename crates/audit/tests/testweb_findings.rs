@@ -316,7 +316,7 @@ async fn a_site_that_stops_the_bot_gets_no_further_requests() {
     }
 }
 
-/// robots.txt answers the bot reads as a server error (seed 000: a redirect loop or too many
+/// robots.txt answers the bot reads as a server error (JittyBot's robots.txt rules: a redirect loop or too many
 /// redirects "as 5xx"; any other answer with no file to read likewise): everything is
 /// disallowed, so the score is an F, as for a 5xx.
 #[tokio::test]

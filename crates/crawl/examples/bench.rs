@@ -1,4 +1,4 @@
-//! The crawler benchmark of issue 8: a loopback test web of 1,000 hosts behind 50 origins
+//! The crawler benchmark: a loopback test web of 1,000 hosts behind 50 origins
 //! (50 addresses, 20 hosts each; pages of 20–60 KB with links; the pace set to 0), crawled
 //! with the SQLite (or PostgreSQL) store and WARC output. Reports pages per second, CPU time
 //! per page (the crawler's process only: the test web runs in a child process), peak memory,
@@ -11,7 +11,7 @@
 //! N URLs (1,000,000 for the memory target) so memory is measured with them queued.
 //! `--http` serves plain HTTP only (every host refuses TLS handshakes): the crawler tries
 //! HTTPS once per host, marks it "no HTTPS" and goes on over HTTP, as the `spider`
-//! comparison in issue 8 (plain HTTP against nginx) did. HTTPS is the default.
+//! comparison (plain HTTP against nginx) did. HTTPS is the default.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};

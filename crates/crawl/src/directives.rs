@@ -1,5 +1,5 @@
 //! Robots directives of a page: `<meta name="robots|jittybot" content="...">` and the
-//! `X-Robots-Tag` header (issue 9).
+//! `X-Robots-Tag` header.
 //!
 //! Parsing, as documented for site owners:
 //! - A value is a comma-separated list; tokens are trimmed and compared case-insensitively.

@@ -1,8 +1,5 @@
-//! JittyBot the crawler (issues 8 and 9): the frontier in a store, origins and their pacing,
+//! JittyBot the crawler: the frontier in a store, origins and their pacing,
 //! sitemaps, WARC output. See the crate README.
-
-#![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 pub mod crawler;
 pub mod directives;

@@ -8,7 +8,7 @@
 //! of every other escape upper-cased.
 //!
 //! [`NormalUrl::key`] is the frontier key: the URL without its scheme, so the `http` and
-//! `https` forms of one URL are one entry (issue 9's HTTPS preference decides which is used).
+//! `https` forms of one URL are one entry (the HTTPS preference decides which is used).
 
 use std::fmt;
 

@@ -1,7 +1,7 @@
 //! Origin grouping: which hosts are served by one infrastructure (the pacing unit), as a pure
 //! model (union-find over host names).
 //!
-//! Evidence, each merging the origins of the hosts it links (seed 003 "Rate limiting"):
+//! Evidence, each merging the origins of the hosts it links (JittyBot's documented "Rate limiting"):
 //! 1. DNS: two hosts whose resolved address sets share an address.
 //! 2. The same TLS leaf certificate (SHA-256), or the same backend-identifying header value:
 //!    `X-Served-By`, `X-Backend-Server`, `X-Server`, and the node names ("received-by") in

@@ -1,4 +1,4 @@
-//! Sitemaps (sitemaps.org, issue 9): `urlset`, `sitemapindex` and plain-text sitemaps, gzip or
+//! Sitemaps: `urlset`, `sitemapindex` and plain-text sitemaps, gzip or
 //! not, parsed as a stream with quick-xml from any `AsyncRead` (a file, or the fetcher's
 //! streamed body).
 //!

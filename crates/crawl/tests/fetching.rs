@@ -1,4 +1,4 @@
-//! What the crawler fetches (issue 9), from the test web's request log: sitemaps first
+//! What the crawler fetches, from the test web's request log: sitemaps first
 //! (index, gzip child), lastmod between two crawls, conditional revisits answered 304,
 //! noindex / nofollow (meta and header, ours and other bots'), rel=nofollow, media once by
 //! URL and by content, JittyBot-Image rules, HTTPS where it works.

@@ -1,4 +1,4 @@
-//! Interactive mode (issue 13): a crawl whose pages are rendered in headless Chromium
+//! Interactive mode: a crawl whose pages are rendered in headless Chromium
 //! requests from the test web exactly what the rules allow (its request log), follows links
 //! only a browser sees, and archives the rendered DOM and every sub-request.
 //! Skipped, with a message, only when no Chromium is installed.

@@ -1,4 +1,4 @@
-//! Politeness as the server sees it (issue 8): pacing per origin, one request in flight per
+//! Politeness as the server sees it: pacing per origin, one request in flight per
 //! origin, grouping by address, certificate, backend header and the operator's file,
 //! crawl-delay, back-off and Retry-After, pause and probe, retries and giving up, robots.txt
 //! for redirect targets, and resume after a clean stop. SQLite; the store's behaviour on both

@@ -1,4 +1,4 @@
-//! Issue 9, "done when": a second crawl of an unchanged web costs only robots.txt, sitemaps
+//! A second crawl of an unchanged web costs only robots.txt, sitemaps
 //! and 304s. The test web's servers answer conditional requests as real servers do
 //! (`Reply::conditional`), and every assertion is read from their request log: what was
 //! requested, with which validators, how it was answered and how many body bytes it cost.

@@ -1,4 +1,4 @@
-//! A site whose robots.txt stays unreachable (5xx) or keeps answering 429 (issue 8): nothing
+//! A site whose robots.txt stays unreachable (5xx) or keeps answering 429: nothing
 //! else of it is requested, its robots.txt is retried on the origin's exponential back-off,
 //! its URLs are given up with that reason after `--max-attempts` failed robots.txt requests in
 //! a row so the crawl ends, and a later run tries them again. From the test web's request log.

@@ -15,9 +15,6 @@
 //! Times in stores are integer milliseconds since the Unix epoch ([`millis`]), the same on
 //! both backends.
 
-#![forbid(unsafe_code)]
-#![warn(missing_docs)]
-
 mod error;
 mod lease;
 mod migrate;

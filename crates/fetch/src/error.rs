@@ -259,7 +259,7 @@ impl FetchError {
 
     /// True when the same request may succeed later, and a crawler should back off and
     /// retry: DNS failures, refused or reset connections, timeouts and other I/O failures
-    /// (seed 003: "timeouts, connection resets and DNS failures are treated the same way as
+    /// (JittyBot's documentation: "timeouts, connection resets and DNS failures are treated the same way as
     /// server errors"). Invalid URLs, refused addresses, TLS failures, redirect failures,
     /// malformed answers and unsupported encodings are properties of the site or the
     /// request, not of its load.

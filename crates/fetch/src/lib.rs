@@ -43,9 +43,6 @@
 //! # Ok(()) }
 //! ```
 
-#![forbid(unsafe_code)]
-#![warn(missing_docs)]
-
 pub mod address;
 mod body;
 mod cache;

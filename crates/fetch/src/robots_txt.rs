@@ -1,6 +1,6 @@
 //! One robots.txt fetch and what its answer means: the one status table and the one set of
-//! robots.txt limits of both bots (seed 000 "Errors and status codes"; seed 004 uses the same
-//! table with its "always fresh" policy).
+//! robots.txt limits of both bots (JittyBot's documented "Errors and status codes"; RobotsTxtParser uses the
+//! same table with its "always fresh" policy).
 //!
 //! | response | outcome |
 //! |---|---|

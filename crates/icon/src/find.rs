@@ -29,10 +29,10 @@ const BOT: &ProductTokens = &ProductTokens::from_static(&[BOT_TOKEN]);
 pub const FIND_ICON_DEADLINE: Duration = Duration::from_secs(30);
 
 /// The most time the search waits in all for a crawl-delay between its requests (as an
-/// analysis: seed 004's 10 s); a request that would wait longer is skipped.
+/// analysis: the bot page's 10 s); a request that would wait longer is skipped.
 pub const CRAWL_DELAY_BUDGET: Duration = Duration::from_secs(10);
 
-/// The most of the home page read to find its `<head>` (seed 004: "stops reading at
+/// The most of the home page read to find its `<head>` (the bot page: "stops reading at
 /// `</head>` or after 1 MB").
 pub const HOME_PAGE_MAX_BYTES: usize = 1024 * 1024;
 

@@ -1,4 +1,4 @@
-//! Site icons for RobotsTxtParser (seed 004: "the site's icon, shrunk to 64 pixels and shown
+//! Site icons for RobotsTxtParser (the bot page: "the site's icon, shrunk to 64 pixels and shown
 //! beside its name").
 //!
 //! - [`declared_icons`] / [`IconLinkReader`]: the icons a home page declares
@@ -22,9 +22,6 @@
 //! assert_eq!(icons[0].size, DeclaredSize::Pixels(180));
 //! assert_eq!(icons[1].url.as_str(), "https://example.com/16.png");
 //! ```
-
-#![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 mod decode;
 mod error;

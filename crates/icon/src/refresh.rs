@@ -1,4 +1,4 @@
-//! When a domain's icon is looked for again (seed 004): once it is 30 days old, or once per
+//! When a domain's icon is looked for again: once it is 30 days old, or once per
 //! 7 days while the domain has none.
 
 use jiff::{SignedDuration, Timestamp};

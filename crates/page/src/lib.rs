@@ -31,9 +31,6 @@
 //! assert!(page.noindex_for_all());
 //! ```
 
-#![forbid(unsafe_code)]
-#![warn(missing_docs)]
-
 pub mod directives;
 pub mod head;
 pub mod scan;

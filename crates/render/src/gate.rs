@@ -30,7 +30,7 @@ pub enum ResourceKind {
 }
 
 impl ResourceKind {
-    /// True for images, audio and video: fetched as JittyBot-Image, under its rules (seed 003:
+    /// True for images, audio and video: fetched as JittyBot-Image, under its rules (JittyBot's documentation:
     /// "JittyBot-Image rules for images and other media").
     pub fn is_media(self) -> bool {
         matches!(self, ResourceKind::Image | ResourceKind::Media)

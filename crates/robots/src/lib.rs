@@ -30,9 +30,6 @@
 //! matching rule in canonical percent-encoded form wins, allow on a tie; `/robots.txt` is always
 //! allowed.
 
-#![forbid(unsafe_code)]
-#![warn(missing_docs)]
-
 mod agent;
 mod canon;
 mod decision;

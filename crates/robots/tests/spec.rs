@@ -1,4 +1,4 @@
-//! The engine's rules, one test (or more) per rule of the interpretation page and issue #2.
+//! The engine's rules, one test (or more) per rule of the interpretation page.
 
 use robots::{
     AgentRules, DiagnosticKind, EmptyRule, GroupSelection, ProductTokens, RobotsTxt, RuleKind,
@@ -632,7 +632,7 @@ fn patterns_are_reported_as_written() {
     assert_eq!(rule.canonical_pattern(), "/hus/%C3%A5");
 }
 
-// ---- RFC 9309 cases of issue 7 -----------------------------------------------------------------
+// ---- RFC 9309 cases -----------------------------------------------------------------
 
 #[test]
 fn percent_encoded_star_and_dollar_in_a_rule_match_those_characters() {

@@ -1,4 +1,4 @@
-//! The seam for site icons (seed 004): the service decides *when* a domain's icon is looked
+//! The seam for site icons: the service decides *when* a domain's icon is looked
 //! for ([`ICON_REFRESH`](crate::limits::ICON_REFRESH) once it has one,
 //! [`ICON_RETRY`](crate::limits::ICON_RETRY) while it has none) and stores the 64×64 PNG;
 //! an [`IconSource`] (the `icon` crate: declared icons of the home page, then

@@ -1,4 +1,4 @@
-//! Whether a report's page may be indexed and ranked (seed 004, "Headers and meta tags too").
+//! Whether a report's page may be indexed and ranked (the bot page, "Headers and meta tags too").
 //!
 //! A URL is left out of the ranking and of the sitemap, and its report pages are `noindex`,
 //! when its page asks every crawler not to index it (`noindex` or `none`, in an

@@ -1,4 +1,4 @@
-//! Every limit of the service, named. Seed 004 fixes the schedule and retention numbers; the
+//! Every limit of the service, named. The bot page fixes the schedule and retention numbers; the
 //! rest protect the sites analysed and the service itself.
 
 use std::time::Duration;

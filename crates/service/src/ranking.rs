@@ -1,4 +1,4 @@
-//! The ranking (seed 004, "Where the data is published"): each domain by its best current
+//! The ranking (the bot page, "Where the data is published"): each domain by its best current
 //! score, six domains of each grade picked at random every 30 minutes (the same pick for
 //! everyone within a window), and totals by grade of every domain that may be ranked.
 

@@ -1,4 +1,4 @@
-//! The schedule (seed 004, "What the bot does"): sites on the list and every site already
+//! The schedule (the bot page, "What the bot does"): sites on the list and every site already
 //! analysed are checked again when their result expires ([`RESULT_LIFETIME`](crate::limits::RESULT_LIFETIME)), one site at a
 //! time with [`BETWEEN_SITES`] between two, by one process at a time (a lease that moves when
 //! that process dies). A site that could not be reached or asked for fewer requests backs off

@@ -1,4 +1,4 @@
-//! The site's speed benchmark (issue 11): 100,000 stored reports, the home, domain and report
+//! The site's speed benchmark: 100,000 stored reports, the home, domain and report
 //! pages requested at a fixed 500 requests/s each, latency percentiles and page sizes.
 //!
 //! ```sh

@@ -1,4 +1,4 @@
-//! What search engines may see (seed 004, "Headers and meta tags too").
+//! What search engines may see (the bot page, "Headers and meta tags too").
 //!
 //! A URL is kept out of the ranking and `/sitemap.xml`, and its report pages are sent with
 //! `X-Robots-Tag: noindex` and `<meta name="robots" content="noindex">`, when its page asks

@@ -1,4 +1,4 @@
-//! Seed 004's noindex rules, every row: header and meta, robots.txt keeping the bot or every
+//! The bot page's noindex rules, every row: header and meta, robots.txt keeping the bot or every
 //! crawler off, named crawlers passed on, older reports following the newest, domain pages.
 
 mod common;

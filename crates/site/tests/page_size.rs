@@ -10,7 +10,7 @@ use site::memory::MemoryData;
 #[path = "../../../testdata/corpus/reader.rs"]
 mod corpus;
 
-/// The most HTML a report page may send besides the robots.txt listing (issue 11).
+/// The most HTML a report page may send besides the robots.txt listing.
 const PAGE_BUDGET: usize = 50 * 1024;
 
 /// The listing of robots.txt in a report page: from its wrapper to the end of its table.

@@ -32,9 +32,6 @@
 //! per origin, each listening for HTTP and HTTPS on one shared port, with certificates per
 //! host name (or shared by a group of names) and hosts that refuse HTTPS.
 
-#![forbid(unsafe_code)]
-#![warn(missing_docs)]
-
 mod body;
 mod conn;
 mod generate;

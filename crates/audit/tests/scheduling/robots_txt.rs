@@ -173,7 +173,7 @@ async fn invalid_targets_are_refused() {
     assert!(fake.requested().is_empty());
 }
 
-/// The hostile server of issue 7: robots.txt behind a chain of redirects, each answered just
+/// A hostile server: robots.txt behind a chain of redirects, each answered just
 /// under the per-hop limit (20 s to the first byte), the file at the end of it after 76 s.
 fn slow_redirect_chain() -> Fake {
     let mut fake = Fake::new();

@@ -133,7 +133,7 @@ async fn unreachable_and_non_sitemaps_are_errors() {
     );
 }
 
-/// Issue 7: a sitemap list whose hosts are all refused by the address policy (their
+/// A sitemap list whose hosts are all refused by the address policy (their
 /// robots.txt, or the sitemap itself) is a finding naming the hosts, like unreachable ones.
 #[tokio::test(start_paused = true)]
 async fn sitemaps_whose_hosts_are_all_refused_are_a_finding() {

@@ -74,7 +74,7 @@ pub struct CrawlConfig {
     pub active_origins: usize,
     /// How long an origin lease lasts unless renewed (renewed every third of it).
     pub origin_lease: Duration,
-    /// Which sites' pages are rendered in a browser (issue 13).
+    /// Which sites' pages are rendered in a browser.
     pub interactive: super::Interactive,
 }
 

@@ -1,4 +1,4 @@
-//! Interactive mode (issue 13): an HTML page of an interactive site is rendered in headless
+//! Interactive mode: an HTML page of an interactive site is rendered in headless
 //! Chromium (`crates/render`) after its fetch. Every request the page makes goes through the
 //! crawler's own pipeline (robots.txt of its host, the origin's pacer, JittyBot's User-Agent)
 //! and is archived as a request/response pair; media the page asks for go to the crawler's

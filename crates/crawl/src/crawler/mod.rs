@@ -1,4 +1,4 @@
-//! The crawl itself (issues 8 and 9): seeds in, sitemaps first, origins leased and worked in
+//! The crawl itself: seeds in, sitemaps first, origins leased and worked in
 //! parallel (one request in flight per origin, paced by fetch's pacer), everything archived
 //! and committed in batches, until nothing is left, `--max-pages`, or a stop.
 

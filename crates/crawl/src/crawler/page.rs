@@ -69,7 +69,7 @@ pub(crate) async fn kept(
     ctx.counters.fetched.fetch_add(1, Ordering::Relaxed);
     ctx.counters.bytes.fetch_add(bytes, Ordering::Relaxed);
     ctx.count_page();
-    // A media file is fetched once (seed 003: "we have not already stored it"); a listed
+    // A media file is fetched once (JittyBot's documentation: "we have not already stored it"); a listed
     // URL with a lastmod waits for a newer one.
     let next_due = if url.kind == UrlKind::Media || (url.in_sitemap && url.lastmod.is_some()) {
         NEVER

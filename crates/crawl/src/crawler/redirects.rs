@@ -1,4 +1,4 @@
-//! Redirect chains in the store (issue 9: "the chain is kept in the store"), and revisits at
+//! Redirect chains in the store ("the chain is kept in the store"), and revisits at
 //! the chain's end: a URL that redirected is revisited at the URL it ended at, with that
 //! response's validators, rather than by following the whole chain again. When the end
 //! redirects further, the new hops are added to the chain.

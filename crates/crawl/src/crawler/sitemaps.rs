@@ -1,4 +1,4 @@
-//! Sitemaps first (issue 9): for each seed site, its robots.txt's `Sitemap:` lines (or
+//! Sitemaps first: for each seed site, its robots.txt's `Sitemap:` lines (or
 //! `/sitemap.xml` when it declares none), indexes followed, entries queued before any link.
 //!
 //! Every run reads them again, conditionally (`If-None-Match` / `If-Modified-Since` from the

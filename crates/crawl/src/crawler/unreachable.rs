@@ -1,4 +1,4 @@
-//! Sites whose robots.txt cannot be read (seed 003, issue 8): a robots.txt answering 5xx or
+//! Sites whose robots.txt cannot be read: a robots.txt answering 5xx or
 //! 429, or failing on the network, disallows everything, so nothing else of the site is
 //! requested. The origin is paused and its robots.txt probed on the origin's exponential
 //! back-off (`--backoff-base`, doubling); every failed robots.txt request counts against the
@@ -143,7 +143,7 @@ pub(crate) async fn answered(ctx: &Ctx, robots_url: &Url) -> Result<(), CrawlErr
     Ok(())
 }
 
-/// Probe a paused origin with the robots.txt of the host of its next URL (seed 003: nothing
+/// Probe a paused origin with the robots.txt of the host of its next URL (JittyBot's documentation: nothing
 /// else is requested until a probe succeeds); true when the origin is resumed.
 pub(crate) async fn probe(
     ctx: &Arc<Ctx>,

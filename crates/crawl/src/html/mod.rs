@@ -1,4 +1,4 @@
-//! What JittyBot takes from an HTML page (issue 9): links, media references, robots meta
+//! What JittyBot takes from an HTML page: links, media references, robots meta
 //! tags, with a tag scanner that follows the HTML tokenizer ([`scan`]; it replaced lol_html,
 //! ~15 % of the crawler's CPU per page), never regexes; nothing is executed.
 //!

@@ -63,10 +63,10 @@ pub fn retry_delay(failures: u32) -> Duration {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Policy {
     /// JittyBot: copies live for their cache lifetime, failures are retried on a schedule
-    /// (seed 000 "Caching").
+    /// (JittyBot's documented "Caching").
     #[default]
     Cached,
-    /// RobotsTxtParser: robots.txt is fetched fresh for every operation (seed 004: "fetched
+    /// RobotsTxtParser: robots.txt is fetched fresh for every operation (the bot page: "fetched
     /// again for every analysis ... so the bot never acts on old rules"); within one
     /// operation each scope is fetched once and its answer memoised. Use one cache per
     /// operation.

@@ -10,7 +10,7 @@ use tokio::time::Instant;
 use crate::error::FetchError;
 use crate::headers::retry_after;
 
-/// Default minimum gap between the starts of two requests to one origin: 1 s (issue 8:
+/// Default minimum gap between the starts of two requests to one origin: 1 s (JittyBot is
 /// "deliberately conservative").
 pub const DEFAULT_PACE: Duration = Duration::from_secs(1);
 /// Default first back-off after a failure: 30 s, doubled per failure in a row ...
@@ -42,7 +42,7 @@ pub struct PacerConfig {
 }
 
 impl Default for PacerConfig {
-    /// JittyBot's defaults (issue 8).
+    /// JittyBot's defaults.
     fn default() -> PacerConfig {
         PacerConfig {
             pace: DEFAULT_PACE,
@@ -96,7 +96,7 @@ pub enum Learned {
 }
 
 impl Learned {
-    /// What a response with `status` and `headers` teaches (seed 003 "Backing off").
+    /// What a response with `status` and `headers` teaches (JittyBot's documented "Backing off").
     pub fn from_response(status: StatusCode, headers: &HeaderMap) -> Learned {
         Learned::from_status(status, retry_after(headers, jiff::Timestamp::now()))
     }

@@ -19,7 +19,7 @@ use fetch::ResolvePin;
 
 use super::NetworkArgs;
 
-/// The page site owners read about JittyBot (seeds 000 and 003).
+/// The page site owners read about JittyBot.
 pub const DEFAULT_INFO_URL: &str = "https://jittybot.example/bot";
 
 /// Arguments of `jittybot crawl`.

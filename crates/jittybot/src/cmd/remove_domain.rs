@@ -1,4 +1,4 @@
-//! `jittybot remove-domain`: delete every report, summary and icon of a domain (seed 004,
+//! `jittybot remove-domain`: delete every report, summary and icon of a domain (the bot page,
 //! "Removing your data").
 
 use std::process::ExitCode;

@@ -111,7 +111,7 @@ pub fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
-/// Serves on `host` issue 7's hostile robots.txt, scaled down: a chain of five redirects
+/// Serves on `host` a hostile robots.txt, scaled down: a chain of five redirects
 /// answered after 300 ms each, the file (allowing everything) after 1.8 s.
 pub fn slow_redirect_chain(web: &TestWeb, host: &str) {
     for hop in 0..5 {

@@ -1,4 +1,4 @@
-//! The service's benchmark (issue 10, and the service-store half of issue 11's): a store of
+//! The service's benchmark: a store of
 //! 1,000,000 synthetic reports, the JSON API and the pages read at a fixed rate, then the
 //! retention pass (`jittybot maintain`) timed on it.
 //!

@@ -1,6 +1,6 @@
 //! The service's store: typed methods over [`db::Db`] with the tables of [`crate::SCHEMA`].
 //!
-//! What is stored is seed 004's list and nothing else: per analysis the report document
+//! What is stored is the bot page's list and nothing else: per analysis the report document
 //! (`audit::Analysis`: robots.txt status, size, final address and redirects, X-Robots-Tag of
 //! robots.txt and of the page, the page's robots meta tags and status, the sitemap answers,
 //! findings, score with the scoring version, the time) with robots.txt's bytes in their own

@@ -1,4 +1,4 @@
-//! Retention (seed 004, "How long it is kept"): reports older than
+//! Retention (the bot page, "How long it is kept"): reports older than
 //! [`RETENTION_MONTHS`](crate::limits::RETENTION_MONTHS) are folded into one summary per
 //! domain and calendar month (UTC): how many reports, how many distinct URLs, the best,
 //! average and lowest score. The newest report of each URL is kept until a newer one replaces

@@ -15,7 +15,7 @@ use crate::sitemap::absolute;
 /// The published scoring method, as committed at the repository root.
 pub const SCORING_MD: &str = include_str!("../../../../SCORING.md");
 
-/// The address site owners write to for data removal (seed 004).
+/// The address site owners write to for data removal.
 pub const CONTACT: &str = "robots@leopoletto.dev";
 
 /// `SCORING.md` as HTML. Raw HTML in the file is shown as text, not passed through.
@@ -35,7 +35,7 @@ pub(crate) fn scoring() -> Html {
     Html::ok(shell("How scoring works", &Head::default(), body))
 }
 
-/// `/bot`: seed 004, in the site's words.
+/// `/bot`: what the bot does, in the site's words.
 pub(crate) fn bot(public: &Url) -> Html {
     let bot_url = absolute(public, "/bot");
     let body = html! {
