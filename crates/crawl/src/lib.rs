@@ -1,5 +1,6 @@
 //! JittyBot the crawler: the frontier in a store, origins and their pacing,
-//! sitemaps, WARC output. See the crate README.
+//! sitemaps (read by the `sitemap` crate), WARC output (written by the `warc` crate). See the
+//! crate README.
 
 pub mod crawler;
 pub mod directives;
@@ -9,6 +10,4 @@ pub mod input;
 pub mod normal;
 pub mod origins;
 pub mod site;
-pub mod sitemap;
 pub mod store;
-pub mod warc;

@@ -7,10 +7,16 @@
 //! the `Content-Encoding` header no longer applies. A body cut at its cap is marked
 //! `WARC-Truncated: length`; a redirect's body, which is never read, `WARC-Truncated:
 //! unspecified` with an empty payload.
+//!
+//! This is the one archiving path: every exchange a crawl makes (pages, media, sitemaps,
+//! robots.txt fetches on the way or as probes, redirect hops, a rendered page's
+//! sub-requests) is recorded by [`Archive::trail`], [`Archive::robots_fetch`] or
+//! [`Archive::exchange`] with a [`Payload`] made by [`Payload::of_body`] or
+//! [`Payload::of_robots`].
 
-use fetch::{ContentCoding, HopRecord, HopRequest, ResponseHead};
+use fetch::{ContentCoding, HopRecord, HopRequest, ResponseHead, RobotsFetch, Trail};
 
-use crate::warc::{
+use warc::{
     encode_member, http_request_block, http_response_head, RecordId, RecordKind, WarcRecord,
 };
 
@@ -44,6 +50,41 @@ pub(crate) struct Payload<'a> {
     /// The coding removed from `bytes` (`None`: as received).
     pub(crate) decoded_from: Option<String>,
     pub(crate) truncated: bool,
+}
+
+impl<'a> Payload<'a> {
+    /// The payload of a fetched body: as received when the fetcher kept it whole, else
+    /// decoded (and marked so).
+    pub(crate) fn of_body(body: &'a fetch::Body) -> Payload<'a> {
+        match &body.raw {
+            Some(raw) if !body.truncated && raw.len() as u64 == body.raw_bytes => Payload {
+                bytes: raw,
+                decoded_from: None,
+                truncated: false,
+            },
+            _ => Payload {
+                bytes: &body.bytes,
+                decoded_from: coding_name(&body.coding),
+                truncated: body.truncated,
+            },
+        }
+    }
+
+    /// The payload of a robots.txt fetch answered by `head`: fetch keeps only the decoded
+    /// file, so the coding its `Content-Encoding` names is marked as removed.
+    pub(crate) fn of_robots(fetched: &'a RobotsFetch, head: &ResponseHead) -> Payload<'a> {
+        Payload {
+            bytes: &fetched.body,
+            decoded_from: head
+                .headers
+                .get(http::header::CONTENT_ENCODING)
+                .and_then(|v| v.to_str().ok())
+                .map(str::trim)
+                .filter(|v| !v.is_empty() && !v.eq_ignore_ascii_case("identity"))
+                .map(str::to_ascii_lowercase),
+            truncated: fetched.truncated,
+        }
+    }
 }
 
 fn request_block(request: &HopRequest) -> Vec<u8> {
@@ -86,6 +127,33 @@ pub(crate) fn coding_name(coding: &ContentCoding) -> Option<String> {
 }
 
 impl Archive {
+    /// A robots.txt fetch: each hop as a request/response pair, the last (when it was
+    /// answered) with the file as payload.
+    pub(crate) fn robots_fetch(&mut self, fetched: &RobotsFetch) {
+        let last = fetched.exchanges.len().saturating_sub(1);
+        for (i, hop) in fetched.exchanges.iter().enumerate() {
+            let payload = (i == last && fetched.status.is_some())
+                .then(|| Payload::of_robots(fetched, &hop.head));
+            self.exchange(hop, payload, false);
+        }
+    }
+
+    /// What a polite request did on the way: its robots.txt fetches and its redirect hops
+    /// (every hop but the final one when that one was fetched: the caller archives it with
+    /// its body).
+    pub(crate) fn trail(&mut self, trail: &Trail, final_hop_fetched: bool) {
+        for fetched in &trail.robots_fetches {
+            self.robots_fetch(fetched);
+        }
+        let redirects = trail
+            .exchanges
+            .len()
+            .saturating_sub(usize::from(final_hop_fetched));
+        for hop in &trail.exchanges[..redirects] {
+            self.exchange(hop, None, false);
+        }
+    }
+
     /// A request/response pair for one hop. `payload: None` means the body was not read.
     pub(crate) fn exchange(&mut self, hop: &HopRecord, payload: Option<Payload<'_>>, main: bool) {
         let uri = hop.request.url.as_str();
@@ -147,10 +215,9 @@ impl Archive {
         revisit.ip = hop.head.remote_addr.map(|a| a.ip());
         revisit.content_type = Some("application/http;msgtype=response");
         revisit.block = vec![&head];
-        revisit.fields.push((
-            "WARC-Profile",
-            crate::warc::REVISIT_PROFILE_NOT_MODIFIED.into(),
-        ));
+        revisit
+            .fields
+            .push(("WARC-Profile", warc::REVISIT_PROFILE_NOT_MODIFIED.into()));
         if let Some(id) = refers_to {
             revisit.fields.push(("WARC-Refers-To", id.to_string()));
         }
@@ -184,7 +251,7 @@ impl Archive {
         revisit.block = vec![&head];
         revisit.fields.push((
             "WARC-Profile",
-            "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest".into(),
+            warc::REVISIT_PROFILE_IDENTICAL_PAYLOAD.into(),
         ));
         revisit
             .fields
@@ -208,8 +275,7 @@ impl Archive {
 
 /// `sha1:BASE32` of bytes (WARC's payload digest; also the media content hash).
 pub(crate) fn payload_digest(bytes: &[u8]) -> String {
-    use sha1::Digest;
-    crate::warc::sha1_label(sha1::Sha1::digest(bytes).as_slice())
+    warc::payload_digest(bytes)
 }
 
 /// A fresh record id (for records built elsewhere).

@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 use super::config::{COMMIT_BATCH, COMMIT_INTERVAL, STORE_RETRIES};
 use super::CrawlError;
 use crate::store::{Batch, NewUrl, OriginUpdate, Outcome, Store};
-use crate::warc::WarcWriter;
+use warc::WarcWriter;
 
 /// One URL's (or one sitemap's) results.
 #[derive(Debug, Default)]

@@ -7,7 +7,7 @@ use fetch::PacerConfig;
 use robots::ProductTokens;
 
 use crate::input::OriginRule;
-use crate::warc::WarcOptions;
+use warc::WarcOptions;
 
 /// JittyBot's product token.
 pub const PAGE_TOKENS: ProductTokens = ProductTokens::from_static(&["JittyBot"]);
@@ -40,6 +40,11 @@ pub const COMMIT_INTERVAL: Duration = Duration::from_millis(50);
 /// Keys remembered as already queued (skips a store round trip for links seen again); the
 /// set is cleared when full, so memory stays bounded.
 pub const SEEN_KEYS: usize = 2_000_000;
+
+/// The WARC files a crawl writes: `JITTYBOT-...warc.gz`, by `JittyBot/<version>`.
+pub fn warc_options() -> WarcOptions {
+    WarcOptions::named("JITTYBOT", concat!("JittyBot/", env!("CARGO_PKG_VERSION")))
+}
 
 /// When links are followed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -88,7 +93,7 @@ impl CrawlConfig {
             follow_links: FollowLinks::Auto,
             revisit_after: DEFAULT_REVISIT_AFTER,
             warc_dir: warc_dir.into(),
-            warc: WarcOptions::default(),
+            warc: warc_options(),
             origin_rules: Vec::new(),
             active_origins: DEFAULT_ACTIVE_ORIGINS,
             origin_lease: crate::store::ORIGIN_LEASE,

@@ -15,14 +15,13 @@ use render::{
 };
 use tokio::sync::Semaphore;
 
-use super::archive::Archive;
+use super::archive::{Archive, Payload};
 use super::config::{MEDIA_AGENT, MEDIA_TOKENS, PAGE_TOKENS};
-use super::worker::{archive_trail, payload};
 use super::Ctx;
 use crate::html::{self, Page};
 use crate::normal::NormalUrl;
 use crate::site::Site;
-use crate::warc::{encode_member, RecordKind, WarcRecord};
+use warc::{encode_member, RecordKind, WarcRecord};
 
 /// Browsers running at once in one process (each renders one page at a time, with a fresh
 /// profile): Chromium is heavy on a small machine.
@@ -172,9 +171,9 @@ pub(crate) fn archive(
     keep_dom: bool,
 ) {
     for record in &rendered.records {
-        archive_trail(archive, &record.trail, record.body.is_some());
+        archive.trail(&record.trail, record.body.is_some());
         if let (Some(body), Some(last)) = (&record.body, record.trail.exchanges.last()) {
-            archive.exchange(last, Some(payload(body)), false);
+            archive.exchange(last, Some(Payload::of_body(body)), false);
         }
     }
     if !keep_dom || rendered.page.is_none() {

@@ -27,7 +27,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
 pub use config::{
-    CrawlConfig, FollowLinks, COMMIT_BATCH, COMMIT_INTERVAL, DEFAULT_ACTIVE_ORIGINS,
+    warc_options, CrawlConfig, FollowLinks, COMMIT_BATCH, COMMIT_INTERVAL, DEFAULT_ACTIVE_ORIGINS,
     DEFAULT_MAX_ATTEMPTS, DEFAULT_REVISIT_AFTER, MAX_MEDIA_BYTES, MAX_PAGE_BYTES, MAX_TURN_WAIT,
     MEDIA_AGENT, MEDIA_TOKENS, PAGE_TOKENS, SEEN_KEYS, STORE_RETRIES, URL_CLAIM_BATCH,
     URL_DEADLINE,
@@ -39,8 +39,8 @@ use crate::event::Event;
 use crate::normal::NormalUrl;
 use crate::origins::OriginModel;
 use crate::store::{NewUrl, Store, UrlKind, PRIORITY_LINKED, PRIORITY_SITEMAPS};
-use crate::warc::{WarcError, WarcWriter};
 use places::Places;
+use warc::{WarcError, WarcWriter};
 
 /// How often the scheduler looks for origins that became due.
 const SCHEDULER_TICK: Duration = Duration::from_millis(100);

@@ -7,10 +7,10 @@ use std::sync::Arc;
 use fetch::{Fetched, HopRecord};
 use jiff::Timestamp;
 
-use super::archive::{payload_digest, Archive};
+use super::archive::{payload_digest, Archive, Payload};
 use super::config::FollowLinks;
 use super::interactive;
-use super::worker::{facts, failure, payload, Flow};
+use super::worker::{facts, failure, Flow};
 use super::{CrawlError, Ctx};
 use crate::directives::{self, Directives};
 use crate::event::Event;
@@ -62,7 +62,7 @@ pub(crate) async fn kept(
     let status = head.status.as_u16();
     if matches!(status, 429 | 500 | 502 | 503 | 504) {
         // The origin asks for less (the pacer backs off): a failed attempt, archived.
-        archive.exchange(hop, Some(payload(&body)), false);
+        archive.exchange(hop, Some(Payload::of_body(&body)), false);
         let o = failure(ctx, url, &format!("HTTP {status}"));
         return Ok((o, Kept::default(), Flow::Yield, bytes));
     }
@@ -111,7 +111,7 @@ pub(crate) async fn kept(
             .as_deref()
             .is_some_and(|c| c.trim().to_ascii_lowercase().starts_with("image/"));
         if !is_image || !(200..300).contains(&status) {
-            archive.exchange(hop, Some(payload(&body)), true);
+            archive.exchange(hop, Some(Payload::of_body(&body)), true);
             outcome.reason = Some(format!(
                 "not stored: status {status}, type {}",
                 content_type.as_deref().unwrap_or("none")
@@ -121,7 +121,7 @@ pub(crate) async fn kept(
             archive.duplicate(hop, &body.bytes);
             outcome.reason = Some("duplicate of stored media".into());
         } else {
-            archive.exchange(hop, Some(payload(&body)), true);
+            archive.exchange(hop, Some(Payload::of_body(&body)), true);
             kept.stored_media
                 .push((hash.clone(), url.id, content_type.clone(), bytes));
         }
@@ -189,7 +189,7 @@ pub(crate) async fn kept(
             );
             archive.metadata_only(hop, &fields);
         } else {
-            archive.exchange(hop, Some(payload(&body)), true);
+            archive.exchange(hop, Some(Payload::of_body(&body)), true);
         }
         if let Some(r) = &rendered {
             interactive::archive(r, archive, archive.main_id.clone().as_deref(), !d.noindex);
@@ -232,7 +232,7 @@ pub(crate) async fn kept(
 /// those very bytes (an uncompressed page kept whole), else hashed here.
 fn content_hash(archive: &Archive, body: &fetch::Body) -> String {
     match &archive.main_payload_digest {
-        Some(digest) if payload(body).bytes == body.bytes.as_slice() => digest.clone(),
+        Some(digest) if Payload::of_body(body).bytes == body.bytes.as_slice() => digest.clone(),
         _ => payload_digest(&body.bytes),
     }
 }

@@ -13,18 +13,17 @@ use std::time::Duration;
 use fetch::{Operation, Outcome as Polite, PoliteRequest, Request, Scope, StoredState, Validators};
 use jiff::Timestamp;
 
-use super::archive::Archive;
+use super::archive::{Archive, Payload};
 use super::committer::Work;
 use super::config::{PAGE_TOKENS, URL_DEADLINE};
-use super::worker::payload;
 use super::{CrawlError, Ctx};
 use crate::normal::NormalUrl;
 use crate::site::Site;
-use crate::sitemap::{
-    parse_sitemap, SitemapKind, MAX_SITEMAP_BYTES, MAX_SITEMAP_DEPTH, MAX_SITEMAP_FILES_PER_SITE,
-    MAX_SITEMAP_URLS_PER_SITE,
-};
 use crate::store::{NewUrl, UrlKind};
+use sitemap::{
+    parse_sitemap, Location, SitemapKind, MAX_SITEMAP_BYTES, MAX_SITEMAP_DEPTH,
+    MAX_SITEMAP_FILES_PER_SITE, MAX_SITEMAP_URLS_PER_SITE,
+};
 
 /// How long one process may hold a site's sitemap reading.
 const SITEMAP_LEASE: Duration = Duration::from_secs(10 * 60);
@@ -127,15 +126,7 @@ async fn declared_sitemaps(
                 tracing::warn!(error = %e, "could not count a robots.txt fetch");
             }
             no_https = rf.error.as_ref().is_some_and(super::worker::no_https);
-            let last = rf.exchanges.len().saturating_sub(1);
-            for (i, hop) in rf.exchanges.iter().enumerate() {
-                let p = (i == last && rf.status.is_some()).then(|| super::archive::Payload {
-                    bytes: &rf.body,
-                    decoded_from: None,
-                    truncated: rf.truncated,
-                });
-                archive.exchange(hop, p, false);
-            }
+            archive.robots_fetch(rf);
             body = rf.robots.is_some().then(|| rf.body.clone());
         }
     }
@@ -197,14 +188,10 @@ async fn read_one(
     let mut read = Read::default();
     let mut error = None;
     let (mut etag, mut last_modified, mut entries) = (None, None, 0u64);
-    let redirects = response
-        .trail
-        .exchanges
-        .len()
-        .saturating_sub(usize::from(matches!(response.outcome, Polite::Fetched(_))));
-    for hop in &response.trail.exchanges[..redirects] {
-        archive.exchange(hop, None, false);
-    }
+    archive.trail(
+        &response.trail,
+        matches!(response.outcome, Polite::Fetched(_)),
+    );
     match response.outcome {
         Polite::Fetched(f) => {
             let hop = response.trail.exchanges.last().cloned();
@@ -236,9 +223,9 @@ async fn read_one(
                     usize::try_from(stored_entries(ctx, id).await?).unwrap_or(0);
                 entries = read.unchanged_entries as u64;
             } else if let (Ok(body), Some(hop)) = (body, &hop) {
-                archive.exchange(hop, Some(payload(&body)), false);
+                archive.exchange(hop, Some(Payload::of_body(&body)), false);
                 if status.is_success() {
-                    match parse_sitemap(&body.bytes[..], site).await {
+                    match parse_sitemap(&body.bytes[..], locate_in(site)).await {
                         Ok(map) => {
                             entries = map.entries.len() as u64;
                             match map.kind {
@@ -294,6 +281,16 @@ async fn read_one(
     Ok(read)
 }
 
+/// How the crawler reads a sitemap's `loc`: a crawlable URL (normalised) of the sitemap's own
+/// site (registrable domain); other sites' URLs are outside it, as the protocol says.
+fn locate_in(site: &Site) -> impl Fn(&str) -> Location<NormalUrl> + '_ {
+    move |loc| match NormalUrl::parse(loc) {
+        Ok(url) if Site::of(&url) == *site => Location::Take(url),
+        Ok(_) => Location::Outside,
+        Err(_) => Location::Invalid,
+    }
+}
+
 async fn stored_entries(ctx: &Ctx, id: i64) -> Result<u64, CrawlError> {
     Ok(ctx.store.sitemap_entries(id).await?)
 }
@@ -315,4 +312,32 @@ async fn queue(ctx: &Ctx, urls: Vec<NewUrl>) -> Result<(), CrawlError> {
         ctx.store.enqueue(chunk).await?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn entries_are_normalised_urls_of_the_sitemaps_own_site() {
+        let xml = br#"<urlset>
+            <url><loc>https://WWW.example.test:443/a/./b?x=%7e</loc></url>
+            <url><loc>https://example.test/c</loc></url>
+            <url><loc>https://shop.example.test/d</loc></url>
+            <url><loc>https://other.test/e</loc></url>
+            <url><loc>ftp://example.test/f</loc></url>
+        </urlset>"#;
+        let site = Site::of_host("example.test");
+        let map = parse_sitemap(&xml[..], locate_in(&site)).await.unwrap();
+        let locs: Vec<&str> = map.entries.iter().map(|e| e.loc.as_str()).collect();
+        assert_eq!(
+            locs,
+            [
+                "https://www.example.test/a/b?x=~",
+                "https://example.test/c",
+                "https://shop.example.test/d"
+            ]
+        );
+        assert_eq!((map.outside_site, map.invalid), (1, 1));
+    }
 }

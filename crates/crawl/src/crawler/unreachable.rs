@@ -14,7 +14,7 @@ use fetch::{OriginKey, RobotsFetch, RobotsOutcome, Scope, StoredState, Trail, Ur
 use super::archive::Archive;
 use super::committer::Work;
 use super::config::{MAX_TURN_WAIT, URL_DEADLINE};
-use super::worker::{archive_trail, failure, origin_update, requests_of};
+use super::worker::{failure, origin_update, requests_of};
 use super::{CrawlError, Ctx};
 use crate::normal::NormalUrl;
 use crate::store::{ClaimedUrl, Outcome, UrlState};
@@ -198,7 +198,7 @@ pub(crate) async fn probe(
         robots_fetches: vec![fetched],
         ..Trail::default()
     };
-    archive_trail(&mut archive, &trail, false);
+    archive.trail(&trail, false);
     let work = Work {
         members: archive.members,
         origin: Some(origin_update(ctx, key, origin_id, requests_of(&trail), 0)),

@@ -10,7 +10,7 @@ use fetch::{
 };
 use jiff::Timestamp;
 
-use super::archive::{coding_name, Archive, Payload};
+use super::archive::Archive;
 use super::committer::{OriginPace, Work};
 use super::config::{MAX_TURN_WAIT, URL_CLAIM_BATCH, URL_DEADLINE};
 use super::page::{self, Kept};
@@ -296,34 +296,6 @@ fn skipped(url: &ClaimedUrl, state: UrlState, reason: String) -> Outcome {
     }
 }
 
-/// Archive the robots.txt fetches and redirect hops of a trail (all but the final hop).
-pub(crate) fn archive_trail(archive: &mut Archive, trail: &Trail, final_hop_fetched: bool) {
-    for rf in &trail.robots_fetches {
-        let last = rf.exchanges.len().saturating_sub(1);
-        for (i, hop) in rf.exchanges.iter().enumerate() {
-            let payload = (i == last && rf.status.is_some()).then(|| Payload {
-                bytes: &rf.body,
-                decoded_from: hop
-                    .head
-                    .headers
-                    .get(http::header::CONTENT_ENCODING)
-                    .and_then(|v| v.to_str().ok())
-                    .filter(|v| !v.eq_ignore_ascii_case("identity"))
-                    .map(str::to_string),
-                truncated: rf.truncated,
-            });
-            archive.exchange(hop, payload, false);
-        }
-    }
-    let redirects = trail
-        .exchanges
-        .len()
-        .saturating_sub(usize::from(final_hop_fetched));
-    for hop in &trail.exchanges[..redirects] {
-        archive.exchange(hop, None, false);
-    }
-}
-
 pub(crate) fn requests_of(trail: &Trail) -> u64 {
     (trail.exchanges.len()
         + trail
@@ -347,7 +319,7 @@ async fn settle(
     let trail = response.trail;
     let mut archive = Archive::default();
     let fetched = matches!(response.outcome, Polite::Fetched(_));
-    archive_trail(&mut archive, &trail, fetched);
+    archive.trail(&trail, fetched);
     let requests = requests_of(&trail);
     for rf in trail
         .robots_fetches
@@ -580,21 +552,5 @@ pub(crate) fn facts(
         directives: (!directives.is_empty()).then_some(directives),
         // Set by the caller, who knows the chain's end (`redirects::chain_json`).
         redirects: None,
-    }
-}
-
-/// The payload to archive: as received when kept whole, else decoded (see `archive`).
-pub(crate) fn payload<'a>(body: &'a fetch::Body) -> Payload<'a> {
-    match &body.raw {
-        Some(raw) if !body.truncated && raw.len() as u64 == body.raw_bytes => Payload {
-            bytes: raw,
-            decoded_from: None,
-            truncated: false,
-        },
-        _ => Payload {
-            bytes: &body.bytes,
-            decoded_from: coding_name(&body.coding),
-            truncated: body.truncated,
-        },
     }
 }

@@ -106,10 +106,13 @@ pub fn warc_records(dir: &Path) -> Vec<(String, String)> {
             f.to_string_lossy().ends_with(".warc.gz"),
             "unfinished {f:?}"
         );
-        for r in warc::WarcReader::from_path_gzip(&f).unwrap().iter_records() {
+        for r in warc_reader::WarcReader::from_path_gzip(&f)
+            .unwrap()
+            .iter_records()
+        {
             let r = r.unwrap();
             let uri = r
-                .header(warc::WarcHeader::TargetURI)
+                .header(warc_reader::WarcHeader::TargetURI)
                 .map(|v| v.into_owned())
                 .unwrap_or_default();
             out.push((r.warc_type().to_string(), uri));

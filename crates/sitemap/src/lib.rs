@@ -1,20 +1,44 @@
-//! Sitemaps: `urlset`, `sitemapindex` and plain-text sitemaps, gzip or
-//! not, parsed as a stream with quick-xml from any `AsyncRead` (a file, or the fetcher's
-//! streamed body).
+//! Sitemaps: `urlset`, `sitemapindex` and plain-text sitemaps, gzip or not, parsed as a
+//! stream with quick-xml from any `AsyncRead` (a file, or an HTTP client's streamed body).
+//! It knows nothing of crawling: the caller says what a `loc` is worth ([`Location`]): its own
+//! URL type, outside the sitemap's scope, or unusable. [`Location::url`] is the plain reading
+//! (an absolute `http`/`https` URL, in a scope the caller checks).
 //!
 //! Limits, per file, enforced on the decompressed stream (a gzip bomb stops at the cap):
 //! [`MAX_SITEMAP_URLS`] entries and [`MAX_SITEMAP_BYTES`] bytes, as sitemaps.org sets them.
-//! What was read before a limit is kept, and the result says which limit cut it. Per site, the
-//! crawler follows indexes at most [`MAX_SITEMAP_DEPTH`] levels deep and reads at most
-//! [`MAX_SITEMAP_FILES_PER_SITE`] files and [`MAX_SITEMAP_URLS_PER_SITE`] URLs.
+//! What was read before a limit is kept, and the result says which limit cut it. Per site, a
+//! reader of many files should follow indexes at most [`MAX_SITEMAP_DEPTH`] levels deep and
+//! read at most [`MAX_SITEMAP_FILES_PER_SITE`] files and [`MAX_SITEMAP_URLS_PER_SITE`] URLs
+//! (this crate reads one file; the constants are the bounds its users share).
 //!
-//! Entries outside the sitemap's own site (registrable domain) are ignored, as the protocol
-//! says; so are `loc`s that are not crawlable URLs. `lastmod` is a W3C datetime ([`lastmod`]);
-//! an unreadable one is ignored (the entry is kept without it).
+//! Entries outside the sitemap's own site are to be ignored, as the protocol says
+//! ([`Location::Outside`]); so are `loc`s that are not usable URLs ([`Location::Invalid`]).
+//! `lastmod` is a W3C datetime ([`lastmod`]); an unreadable one is ignored (the entry is kept
+//! without it).
 //!
 //! Format detection: the gzip magic bytes (`1f 8b`) mean gzip (several members allowed); after
 //! decompression, a body whose first non-blank byte is `<` is XML, anything else plain text
-//! (one URL per line, UTF-8; a line longer than [`crate::normal::MAX_URL_BYTES`] is skipped).
+//! (one URL per line, UTF-8; a line longer than [`MAX_LOC_BYTES`] is skipped).
+//!
+//! ```
+//! # tokio_test_block_on(async {
+//! use sitemap::{parse_sitemap, Location, SitemapKind};
+//!
+//! let xml = br#"<urlset><url><loc>https://example.com/a</loc></url>
+//!     <url><loc>https://elsewhere.example/b</loc></url></urlset>"#;
+//! let map = parse_sitemap(&xml[..], |loc| {
+//!     Location::url(loc, |url| url.host_str() == Some("example.com"))
+//! })
+//! .await?;
+//! assert_eq!(map.kind, SitemapKind::UrlSet);
+//! assert_eq!(map.entries[0].loc.as_str(), "https://example.com/a");
+//! assert_eq!(map.outside_site, 1);
+//! # Ok::<(), sitemap::SitemapError>(())
+//! # }).unwrap();
+//! # fn tokio_test_block_on<F: std::future::Future>(f: F) -> F::Output {
+//! #     tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
+//! # }
+//! ```
 
 use std::pin::Pin;
 
@@ -22,8 +46,7 @@ use jiff::Timestamp;
 use quick_xml::events::Event;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt, BufReader};
 
-use crate::normal::{NormalUrl, MAX_URL_BYTES};
-use crate::site::Site;
+use url::Url;
 
 /// Entries read from one sitemap file at most (sitemaps.org: 50,000).
 pub const MAX_SITEMAP_URLS: usize = 50_000;
@@ -37,6 +60,40 @@ pub const MAX_SITEMAP_DEPTH: u32 = 2;
 pub const MAX_SITEMAP_FILES_PER_SITE: usize = 1_000;
 /// URLs taken from sitemaps per site at most.
 pub const MAX_SITEMAP_URLS_PER_SITE: usize = 1_000_000;
+/// The longest `loc` read (bytes): a longer text line is skipped, a longer XML `loc` is not
+/// collected past it. Browsers and sitemaps.org stop near 2,048 characters.
+pub const MAX_LOC_BYTES: usize = 2_048;
+
+/// What a `loc` is worth to the caller of [`parse_sitemap`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Location<L> {
+    /// An entry to keep, as the caller's own type (a normalised URL, say).
+    Take(L),
+    /// A usable URL outside the sitemap's scope (counted in [`Sitemap::outside_site`]).
+    Outside,
+    /// Not a usable URL (counted in [`Sitemap::invalid`]).
+    Invalid,
+}
+
+impl Location<Url> {
+    /// The plain reading of a `loc`: an absolute `http` or `https` URL with a host, at most
+    /// [`MAX_LOC_BYTES`] long, kept when `in_scope` accepts it.
+    pub fn url(text: &str, in_scope: impl FnOnce(&Url) -> bool) -> Location<Url> {
+        if text.len() > MAX_LOC_BYTES {
+            return Location::Invalid;
+        }
+        match Url::parse(text) {
+            Ok(url) if matches!(url.scheme(), "http" | "https") && url.host_str().is_some() => {
+                if in_scope(&url) {
+                    Location::Take(url)
+                } else {
+                    Location::Outside
+                }
+            }
+            _ => Location::Invalid,
+        }
+    }
+}
 
 /// What kind of file it was.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -54,9 +111,9 @@ pub enum SitemapKind {
 
 /// One `<url>` or `<sitemap>` (or text line).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SitemapEntry {
-    /// The location, normalised.
-    pub loc: NormalUrl,
+pub struct SitemapEntry<L = Url> {
+    /// The location, as the caller's [`Location::Take`] gave it.
+    pub loc: L,
     /// Its `lastmod`, when given and readable.
     pub lastmod: Option<Timestamp>,
 }
@@ -73,11 +130,11 @@ pub enum Cut {
 
 /// A parsed sitemap file.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Sitemap {
+pub struct Sitemap<L = Url> {
     /// What it was.
     pub kind: SitemapKind,
     /// Its entries, in order, at most [`MAX_SITEMAP_URLS`].
-    pub entries: Vec<SitemapEntry>,
+    pub entries: Vec<SitemapEntry<L>>,
     /// Entries ignored because they are outside the sitemap's site.
     pub outside_site: usize,
     /// Entries ignored because their `loc` is missing or not a crawlable URL.
@@ -97,10 +154,12 @@ pub enum SitemapError {
     Xml(#[source] quick_xml::Error),
 }
 
-/// Parse one sitemap file from `body`, keeping only entries of `site`.
-pub async fn parse_sitemap<R>(body: R, site: &Site) -> Result<Sitemap, SitemapError>
+/// Parse one sitemap file from `body`, each `loc` read by `locate` (keep it as an `L`, or
+/// count it as outside the scope or unusable).
+pub async fn parse_sitemap<R, L, F>(body: R, locate: F) -> Result<Sitemap<L>, SitemapError>
 where
     R: AsyncRead + Unpin + Send,
+    F: Fn(&str) -> Location<L>,
 {
     let mut raw = BufReader::new(body);
     let gzip = raw.fill_buf().await?.starts_with(&[0x1f, 0x8b]);
@@ -135,8 +194,8 @@ where
     };
     match first {
         None => {}
-        Some(b'<') => parse_xml(&mut capped, site, &mut out).await?,
-        Some(_) => parse_text(&mut capped, site, &mut out).await?,
+        Some(b'<') => parse_xml(&mut capped, &locate, &mut out).await?,
+        Some(_) => parse_text(&mut capped, &locate, &mut out).await?,
     }
     if out.cut.is_none() && capped.get_ref().limit() == 0 {
         out.cut = Some(Cut::Bytes);
@@ -144,34 +203,40 @@ where
     Ok(out)
 }
 
-impl Sitemap {
-    /// Take one `loc` (and `lastmod` text): normalise, check the site, count.
-    fn take(&mut self, loc: &str, lastmod_text: Option<&str>, site: &Site) -> bool {
+impl<L> Sitemap<L> {
+    /// Take one `loc` (and `lastmod` text) as `locate` reads it, and count it. False once
+    /// [`MAX_SITEMAP_URLS`] entries were taken (nothing more is read).
+    fn take(
+        &mut self,
+        loc: &str,
+        lastmod_text: Option<&str>,
+        locate: &impl Fn(&str) -> Location<L>,
+    ) -> bool {
         if self.entries.len() >= MAX_SITEMAP_URLS {
             self.cut = Some(Cut::Urls);
             return false;
         }
-        match NormalUrl::parse(loc) {
-            Ok(url) if Site::of(&url) == *site => self.entries.push(SitemapEntry {
-                loc: url,
+        match locate(loc) {
+            Location::Take(loc) => self.entries.push(SitemapEntry {
+                loc,
                 lastmod: lastmod_text.and_then(lastmod),
             }),
-            Ok(_) => self.outside_site += 1,
-            Err(_) => self.invalid += 1,
+            Location::Outside => self.outside_site += 1,
+            Location::Invalid => self.invalid += 1,
         }
         true
     }
 }
 
-async fn parse_text<R: AsyncBufRead + Unpin>(
+async fn parse_text<R: AsyncBufRead + Unpin, L>(
     body: &mut R,
-    site: &Site,
-    out: &mut Sitemap,
+    locate: &impl Fn(&str) -> Location<L>,
+    out: &mut Sitemap<L>,
 ) -> Result<(), SitemapError> {
     let mut line = Vec::new();
     loop {
         line.clear();
-        let limit = (MAX_URL_BYTES + 2) as u64;
+        let limit = (MAX_LOC_BYTES + 2) as u64;
         let n = (&mut *body)
             .take(limit)
             .read_until(b'\n', &mut line)
@@ -200,7 +265,7 @@ async fn parse_text<R: AsyncBufRead + Unpin>(
             continue;
         };
         let text = text.trim();
-        if !text.is_empty() && !out.take(text, None, site) {
+        if !text.is_empty() && !out.take(text, None, locate) {
             return Ok(());
         }
     }
@@ -214,10 +279,10 @@ enum Field {
     Lastmod,
 }
 
-async fn parse_xml<R: AsyncBufRead + Unpin>(
+async fn parse_xml<R: AsyncBufRead + Unpin, L>(
     body: &mut R,
-    site: &Site,
-    out: &mut Sitemap,
+    locate: &impl Fn(&str) -> Location<L>,
+    out: &mut Sitemap<L>,
 ) -> Result<(), SitemapError> {
     let mut reader = quick_xml::Reader::from_reader(body);
     reader.config_mut().trim_text(false);
@@ -275,7 +340,7 @@ async fn parse_xml<R: AsyncBufRead + Unpin>(
                         let lm = (!lastmod.trim().is_empty()).then(|| lastmod.trim());
                         if loc.trim().is_empty() {
                             out.invalid += 1;
-                        } else if !out.take(loc.trim(), lm, site) {
+                        } else if !out.take(loc.trim(), lm, locate) {
                             return Ok(());
                         }
                     }
@@ -314,7 +379,7 @@ fn append(field: Field, loc: &mut String, lastmod: &mut String, text: Option<&st
         Field::Lastmod => lastmod,
         Field::None => return,
     };
-    if target.len() + text.len() <= MAX_URL_BYTES + 64 {
+    if target.len() + text.len() <= MAX_LOC_BYTES + 64 {
         target.push_str(text);
     }
 }

@@ -10,6 +10,9 @@ use sha1::{Digest, Sha1};
 /// `WARC-Profile` of a revisit record for a `304 Not Modified`.
 pub const REVISIT_PROFILE_NOT_MODIFIED: &str =
     "http://netpreserve.org/warc/1.1/revisit/server-not-modified";
+/// `WARC-Profile` of a revisit record for a payload already archived under another URL.
+pub const REVISIT_PROFILE_IDENTICAL_PAYLOAD: &str =
+    "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest";
 
 /// A record id, `<urn:uuid:...>`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -38,7 +41,7 @@ impl Default for RecordId {
     }
 }
 
-/// The record types JittyBot writes.
+/// The record types written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RecordKind {
     /// `warcinfo`: about the file.
@@ -187,8 +190,13 @@ pub fn sha1_label(digest: &[u8]) -> String {
     format!("sha1:{}", BASE32.encode(digest))
 }
 
+/// The `WARC-Payload-Digest` of `payload`: `sha1:` and its base32 SHA-1.
+pub fn payload_digest(payload: &[u8]) -> String {
+    sha1_label(Sha1::digest(payload).as_slice())
+}
+
 /// An HTTP/1.1-style request block: `METHOD target HTTP/x`, the headers exactly as sent, and
-/// the blank line (JittyBot sends only GET and HEAD: no body).
+/// the blank line (for requests without a body, such as GET and HEAD).
 pub fn http_request_block<'h>(
     method: &str,
     target: &str,

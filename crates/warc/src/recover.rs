@@ -4,7 +4,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
-use super::writer::{WarcError, DONE_SUFFIX, OPEN_SUFFIX};
+use crate::writer::{WarcError, DONE_SUFFIX, OPEN_SUFFIX};
 
 /// What recovery did to one file.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,19 +1,19 @@
-//! WARC files written by JittyBot, read back by an independent parser (the `warc` crate), and
+//! WARC files written by this crate, read back by an independent parser (crates.io's `warc`), and
 //! the recovery of a file torn by a crash.
 
 use std::io::Write;
 use std::path::Path;
 
-use crawl::warc::{
-    http_request_block, http_response_head, RecordKind, WarcOptions, WarcRecord, WarcWriter,
-    REVISIT_PROFILE_NOT_MODIFIED,
-};
 use data_encoding::BASE32;
 use jiff::Timestamp;
 use sha1::{Digest, Sha1};
-use warc::{Record, RecordType, WarcHeader, WarcReader};
+use warc::{
+    http_request_block, http_response_head, RecordKind, WarcOptions, WarcRecord, WarcWriter,
+    REVISIT_PROFILE_NOT_MODIFIED,
+};
+use warc_reader::{Record, RecordType, WarcHeader, WarcReader};
 
-fn read_all(dir: &Path) -> Vec<(String, Vec<warc::Record<warc::BufferedBody>>)> {
+fn read_all(dir: &Path) -> Vec<(String, Vec<warc_reader::Record<warc_reader::BufferedBody>>)> {
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -38,7 +38,7 @@ fn sha1_label(bytes: &[u8]) -> String {
     format!("sha1:{}", BASE32.encode(&Sha1::digest(bytes)))
 }
 
-fn header(r: &Record<warc::BufferedBody>, h: WarcHeader) -> String {
+fn header(r: &Record<warc_reader::BufferedBody>, h: WarcHeader) -> String {
     r.header(h).map(|v| v.into_owned()).unwrap_or_default()
 }
 
@@ -193,7 +193,7 @@ fn members_encoded_elsewhere_are_appended_as_is() {
     let mut r = WarcRecord::new(RecordKind::Resource, Timestamp::now());
     r.target_uri = Some("https://example.test/r");
     r.block = vec![b"resource body"];
-    let member = crawl::warc::encode_member(&r);
+    let member = warc::encode_member(&r);
     let locs = w.write_encoded(&[member.clone(), member]).unwrap();
     assert_eq!(locs[1].offset, locs[0].offset + locs[0].length);
     w.close().unwrap();

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use flate2::write::GzEncoder;
 use jiff::Timestamp;
 
-use super::record::{RecordKind, WarcRecord};
-use super::recover::{recover_dir, Recovered};
+use crate::record::{RecordKind, WarcRecord};
+use crate::recover::{recover_dir, Recovered};
 
 /// Default size at which a WARC file is closed and the next begun: 1 GiB of compressed
 /// records, the customary size of web archive files.
@@ -22,7 +22,7 @@ pub(crate) const DONE_SUFFIX: &str = ".warc.gz";
 /// How the writer names, rotates and syncs its files.
 #[derive(Clone, Debug)]
 pub struct WarcOptions {
-    /// File names start with it (`JITTYBOT-20260101120000000-00001-PID-RAND.warc.gz`).
+    /// File names start with it (`PREFIX-20260101120000000-00001-PID-RAND.warc.gz`).
     pub prefix: String,
     /// Size at which a file is rotated (checked before each record).
     pub max_file_bytes: u64,
@@ -33,12 +33,22 @@ pub struct WarcOptions {
 }
 
 impl Default for WarcOptions {
+    /// Files named `WARC-...`, rotated at [`DEFAULT_MAX_FILE_BYTES`], not synced, written by
+    /// this crate (a crawler names itself with [`WarcOptions::named`]).
     fn default() -> Self {
+        WarcOptions::named("WARC", concat!("warc/", env!("CARGO_PKG_VERSION")))
+    }
+}
+
+impl WarcOptions {
+    /// Files named `prefix-...`, with `software` in their `warcinfo` records; the other
+    /// options at their defaults.
+    pub fn named(prefix: &str, software: &str) -> WarcOptions {
         WarcOptions {
-            prefix: "JITTYBOT".into(),
+            prefix: prefix.into(),
             max_file_bytes: DEFAULT_MAX_FILE_BYTES,
             sync: false,
-            software: format!("JittyBot/{}", env!("CARGO_PKG_VERSION")),
+            software: software.into(),
         }
     }
 }
@@ -288,7 +298,7 @@ pub fn encode_member(record: &WarcRecord<'_>) -> Vec<u8> {
     parts.push(header.as_bytes());
     parts.extend(record.block.iter().copied());
     parts.push(b"\r\n\r\n");
-    super::gzip::member(&parts)
+    crate::gzip::member(&parts)
 }
 
 fn write_member(c: &mut Current, record: &WarcRecord<'_>) -> Result<RecordLocation, WarcError> {
@@ -298,7 +308,7 @@ fn write_member(c: &mut Current, record: &WarcRecord<'_>) -> Result<RecordLocati
         inner: &mut c.out,
         n: 0,
     };
-    let mut gz = GzEncoder::new(counting, super::gzip::level());
+    let mut gz = GzEncoder::new(counting, crate::gzip::level());
     let result = (|| {
         gz.write_all(header.as_bytes())?;
         for part in &record.block {

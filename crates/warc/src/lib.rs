@@ -1,5 +1,6 @@
 //! WARC 1.1 output (ISO 28500): records, a rotating gzip-per-record writer, and recovery of a
-//! file torn by a crash.
+//! file torn by a crash. It knows nothing of crawling: a caller builds [`WarcRecord`]s (or
+//! encodes them as gzip members on its own threads with [`encode_member`]) and appends them.
 //!
 //! - Each record is its own gzip member (so readers can seek to a record, and a torn tail can
 //!   be cut at a member boundary), compressed at flate2's fastest level: the archive is
@@ -13,7 +14,22 @@
 //!   member by member, a torn or corrupt tail is cut off, and it is renamed to `.warc.gz`.
 //! - [`WarcWriter::flush`] hands the written records to the operating system (they survive
 //!   `kill -9`); with [`WarcOptions::sync`] it also waits for the disk (survives power loss).
-//!   The crawler commits a URL's state only after the flush that covers its records.
+//!   A crawler commits a URL's state only after the flush that covers its records.
+//!
+//! ```
+//! use warc::{RecordKind, WarcOptions, WarcRecord, WarcWriter};
+//!
+//! let dir = std::env::temp_dir().join(format!("warc-doc-{}", std::process::id()));
+//! let (mut writer, _recovered) = WarcWriter::open(&dir, WarcOptions::default())?;
+//! let mut record = WarcRecord::new(RecordKind::Resource, jiff::Timestamp::now());
+//! record.target_uri = Some("https://example.com/");
+//! record.content_type = Some("text/plain");
+//! record.block = vec![b"hello"];
+//! writer.write(&record)?;
+//! writer.close()?;
+//! # std::fs::remove_dir_all(&dir).ok();
+//! # Ok::<(), warc::WarcError>(())
+//! ```
 
 mod gzip;
 mod record;
@@ -21,8 +37,8 @@ mod recover;
 mod writer;
 
 pub use record::{
-    http_request_block, http_response_head, sha1_label, RecordId, RecordKind, WarcRecord,
-    REVISIT_PROFILE_NOT_MODIFIED,
+    http_request_block, http_response_head, payload_digest, sha1_label, RecordId, RecordKind,
+    WarcRecord, REVISIT_PROFILE_IDENTICAL_PAYLOAD, REVISIT_PROFILE_NOT_MODIFIED,
 };
 pub use recover::{recover_file, Recovered};
 pub use writer::{
