@@ -5,6 +5,9 @@
 //! when it has no holder or its lease has expired: a process that dies stops renewing, and its
 //! rows are claimed by the others once `lease_until` passes.
 //!
+//! Who holds a lease is a [`Holder`]'s token; a process that can prove a holder dead frees its
+//! leases early ([`Db::free_dead_holders`]).
+//!
 //! Lease times come from the caller's clock. Processes on several machines must keep their
 //! clocks within a small fraction of the lease length (NTP does).
 
@@ -12,38 +15,7 @@ use std::time::Duration;
 
 use jiff::Timestamp;
 
-use crate::{millis, Db, DbError};
-
-/// Identifies one process (or one worker) holding leases: host name, process id, a random part.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Holder(String);
-
-impl Holder {
-    /// A holder id unique to this process and call.
-    pub fn new() -> Holder {
-        static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "host".into());
-        let nanos = Timestamp::now().as_nanosecond();
-        Holder(format!("{host}:{}:{n}:{nanos:x}", std::process::id()))
-    }
-
-    /// A holder with a given name (tests, or an operator-chosen worker name).
-    pub fn named(name: impl Into<String>) -> Holder {
-        Holder(name.into())
-    }
-
-    /// The id as stored.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl Default for Holder {
-    fn default() -> Self {
-        Holder::new()
-    }
-}
+use crate::{millis, Db, DbError, Holder};
 
 /// A table whose rows can be leased.
 #[derive(Clone, Copy, Debug)]

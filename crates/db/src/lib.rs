@@ -9,6 +9,10 @@
 //!   LOCKED` on PostgreSQL and inside a `BEGIN IMMEDIATE` transaction on SQLite; a lease that
 //!   is not renewed ([`Db::renew`]) expires, so the work of a dead process is taken over.
 //!   [`Db::try_lease`] is the same for one named singleton (a scheduler, maintenance).
+//! - Holders: a lease names its [`Holder`] by a token; a process registers its
+//!   [`ProcessIdentity`] (machine, boot, PID namespace, process id and start time) with
+//!   [`Db::register_holder`], so that a later process on the same machine can prove it dead
+//!   and free its leases at once ([`Db::free_dead_holders`]); every other lease expires.
 //! - With the `testing` feature, [`testing`] runs one test body against both backends, each
 //!   PostgreSQL test in its own fresh schema.
 //!
@@ -16,19 +20,23 @@
 //! both backends.
 
 mod error;
+pub mod holder;
 mod lease;
 mod migrate;
 mod open;
+mod registry;
 #[cfg(feature = "testing")]
 pub mod testing;
 
 pub use error::DbError;
-pub use lease::{Holder, Lease, LeaseTable};
+pub use holder::{Holder, HostIdentity, IdentityError, Liveness, ProcessIdentity};
+pub use lease::{Lease, LeaseTable};
 pub use migrate::{Migration, Schema, MIGRATIONS_TABLE};
 pub use open::{
     Backend, Db, DbTarget, POSTGRES_POOL_SIZE, SQLITE_BUSY_TIMEOUT, SQLITE_CACHE_KIB,
     SQLITE_POOL_SIZE, SQLITE_WAL_CHECKPOINT_PAGES,
 };
+pub use registry::{FreedLeases, HOLDER_RETENTION};
 
 /// Re-exported so crates on top name the same sqlx version.
 pub use sqlx;

@@ -40,13 +40,29 @@ impl Schema {
 /// adds the named leases.
 pub(crate) static DB_SCHEMA: Schema = Schema {
     name: "db",
-    migrations: &[Migration {
-        version: 1,
-        name: "named leases",
-        sqlite: "CREATE TABLE db_leases (name TEXT PRIMARY KEY, lease_holder TEXT, lease_until INTEGER NOT NULL DEFAULT 0)",
-        postgres: "CREATE TABLE db_leases (name TEXT PRIMARY KEY, lease_holder TEXT, lease_until BIGINT NOT NULL DEFAULT 0)",
-    }],
+    migrations: &[
+        Migration {
+            version: 1,
+            name: "named leases",
+            sqlite: "CREATE TABLE db_leases (name TEXT PRIMARY KEY, lease_holder TEXT, lease_until INTEGER NOT NULL DEFAULT 0)",
+            postgres: "CREATE TABLE db_leases (name TEXT PRIMARY KEY, lease_holder TEXT, lease_until BIGINT NOT NULL DEFAULT 0)",
+        },
+        Migration {
+            version: 2,
+            name: "lease holders: the process behind each token",
+            sqlite: HOLDERS_V2,
+            postgres: HOLDERS_V2,
+        },
+    ],
 };
+
+/// The identity of each registered holder, in typed columns (see `crate::holder`). Lease
+/// columns keep the holder's token; a token without a row here (an older build's
+/// `host:pid:...` text, a named holder) is never provably dead, so its leases expire.
+const HOLDERS_V2: &str = "CREATE TABLE db_holders (token TEXT PRIMARY KEY, machine_id TEXT, \
+     boot_id TEXT NOT NULL, pid_namespace BIGINT NOT NULL, pid BIGINT NOT NULL, \
+     process_start BIGINT NOT NULL, registered_at BIGINT NOT NULL); \
+     CREATE INDEX db_holders_host ON db_holders (boot_id, pid_namespace)";
 
 const CREATE_TABLE: &str = "CREATE TABLE IF NOT EXISTS db_migrations (schema_name TEXT NOT NULL, \
      version BIGINT NOT NULL, name TEXT NOT NULL, applied_at BIGINT NOT NULL, \

@@ -254,12 +254,14 @@ impl Crawler {
         events: mpsc::UnboundedSender<Event>,
     ) -> Result<Summary, CrawlError> {
         let holder = Holder::new();
-        let mine = holder_machine(&holder);
-        self.store
-            .release_dead_leases(|h| {
-                holder_machine_pid(h).is_some_and(|(m, pid)| m == mine && !process_alive(pid))
-            })
-            .await?;
+        let freed = self.store.register_and_free_dead(&holder).await?;
+        if !freed.holders.is_empty() {
+            tracing::info!(
+                holders = freed.holders.len(),
+                leases = freed.leases,
+                "freed the leases of dead processes of this machine"
+            );
+        }
         let (warc, recovered) = WarcWriter::open(&self.config.warc_dir, self.config.warc.clone())?;
         for r in recovered {
             tracing::warn!(file = %r.path.display(), dropped = r.dropped_bytes, "recovered a WARC file left open");
@@ -496,30 +498,4 @@ async fn renew(
         }
     }
     Ok(())
-}
-
-fn holder_machine(holder: &Holder) -> String {
-    holder
-        .as_str()
-        .split(':')
-        .next()
-        .unwrap_or_default()
-        .to_string()
-}
-
-fn holder_machine_pid(holder: &str) -> Option<(String, u32)> {
-    let mut parts = holder.split(':');
-    let machine = parts.next()?.to_string();
-    let pid = parts.next()?.parse().ok()?;
-    Some((machine, pid))
-}
-
-/// Whether a process of this machine still runs (Linux `/proc`; elsewhere assumed alive, so
-/// leases simply expire).
-fn process_alive(pid: u32) -> bool {
-    if pid == std::process::id() {
-        return true;
-    }
-    let proc_dir = std::path::Path::new("/proc");
-    !proc_dir.exists() || proc_dir.join(pid.to_string()).exists()
 }

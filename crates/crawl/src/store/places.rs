@@ -428,22 +428,14 @@ impl Store {
         Ok((u64::try_from(n).unwrap_or(0), next.map(from_millis)))
     }
 
-    /// Free the origin leases of holders that `is_dead` says are gone (processes of this
-    /// machine that no longer run), so a restart does not wait for them to expire.
-    pub async fn release_dead_leases(
-        &self,
-        is_dead: impl Fn(&str) -> bool,
-    ) -> Result<u64, DbError> {
-        let holders: Vec<String> = with_pool!(&self.db, pool => sqlx::query_scalar(
-            "SELECT DISTINCT lease_holder FROM crawl_origins WHERE lease_holder IS NOT NULL").fetch_all(pool).await)
-        .map_err(DbError::query("read lease holders"))?;
-        let mut freed = 0;
-        for h in holders.into_iter().filter(|h| is_dead(h)) {
-            let sql = "UPDATE crawl_origins SET lease_holder = NULL, lease_until = 0 WHERE lease_holder = $1";
-            freed += with_pool!(&self.db, pool => sqlx::query(sql).bind(&h).execute(pool).await.map(|r| r.rows_affected()))
-                .map_err(DbError::query("free dead leases"))?;
-        }
-        Ok(freed)
+    /// Register `me` as a lease holder of this store, then free the origin (and named)
+    /// leases of holders proven dead: processes of this machine, boot and PID namespace that
+    /// no longer run (`db::Db::free_dead_holders`). A restart so takes its own machine's dead
+    /// work back at once; every other lease (another machine, container or boot, an older
+    /// build's holder) expires after the origin lease. Returns the leases freed.
+    pub async fn register_and_free_dead(&self, me: &Holder) -> Result<db::FreedLeases, DbError> {
+        self.db.register_holder(me, Timestamp::now()).await?;
+        self.db.free_dead_holders(me, &[ORIGINS]).await
     }
 
     /// One origin by id.
