@@ -140,17 +140,132 @@ fn usage_and_input_errors_exit_2_with_one_line() {
     assert_eq!(bad_url.status.code(), Some(2));
     let no_urls = jittybot(&["check", "--robots", "-"], Some(ROBOTS));
     assert_eq!(no_urls.status.code(), Some(2));
-    let ftp = jittybot(
-        &["check", "--robots", "-", "ftp://example.com/"],
-        Some(ROBOTS),
+    // URLs without a host: no robots.txt governs them.
+    for url in ["mailto:someone@example.com", "localhost:8080/a", "http:/a"] {
+        let output = jittybot(&["check", "--robots", "-", "/", url], Some(ROBOTS));
+        assert_eq!(output.status.code(), Some(2), "{url}");
+        let message = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(message.lines().count(), 1, "{message}");
+        assert!(message.contains("give a URL with a host"), "{message}");
+        assert!(output.stdout.is_empty());
+    }
+    let too_many: Vec<&str> = ["check", "--robots", "-"]
+        .into_iter()
+        .chain(std::iter::repeat_n(["--agent", "JittyBot"], 64).flatten())
+        .chain(["/"])
+        .collect();
+    let output = jittybot(&too_many, Some(ROBOTS));
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("at most 63"));
+}
+
+/// The agents crawlers really have, and what each is read as.
+const AGENTS: &str = "User-agent: *\nDisallow: /private\n\n\
+    User-agent: MJ12bot\nDisallow: /\n\n\
+    User-agent: MJ\nDisallow: /mj-only\n\n\
+    User-agent: Googlebot\nDisallow: /nogoogle\n";
+
+#[test]
+fn a_name_with_digits_is_matched_whole_with_a_warning() {
+    let output = jittybot(
+        &[
+            "check", "--robots", "-", "--agent", "MJ12bot", "/page", "/mj-only",
+        ],
+        Some(AGENTS),
     );
-    assert_eq!(ftp.status.code(), Some(2));
-    let message = String::from_utf8_lossy(&ftp.stderr);
-    assert!(message.contains("not an http(s) URL"), "{message}");
-    assert!(ftp.stdout.is_empty());
-    let bad_agent = jittybot(
-        &["check", "--robots", "-", "--agent", "JittyBot/1.0", "/"],
-        Some(ROBOTS),
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        stdout(&output),
+        "disallowed /page  (line 5: Disallow: /, group MJ12bot)\n\
+         disallowed /mj-only  (line 5: Disallow: /, group MJ12bot)\n"
     );
-    assert_eq!(bad_agent.status.code(), Some(2));
+    let warning = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        warning,
+        "jittybot: warning: --agent \"MJ12bot\" is not an RFC 9309 product token (letters, '-' \
+         and '_' only); matching the user-agent lines that name exactly \"MJ12bot\"\n"
+    );
+}
+
+#[test]
+fn a_user_agent_string_is_matched_by_its_product_token_with_a_warning() {
+    let agent = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+    let output = jittybot(
+        &[
+            "check",
+            "--robots",
+            "-",
+            "--agent",
+            agent,
+            "/nogoogle",
+            "/private",
+        ],
+        Some(AGENTS),
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        stdout(&output),
+        "disallowed /nogoogle  (line 11: Disallow: /nogoogle, group Googlebot)\n\
+         allowed /private  (no matching rule, group Googlebot)\n"
+    );
+    let warning = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        warning
+            .contains("is not a product token; matching the product token it names, \"Googlebot\""),
+        "{warning}"
+    );
+}
+
+#[test]
+fn an_empty_agent_follows_the_star_groups_with_a_warning() {
+    let output = jittybot(
+        &["check", "--robots", "-", "--agent", "", "/private", "/page"],
+        Some(AGENTS),
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        stdout(&output),
+        "disallowed /private  (line 2: Disallow: /private, group *)\n\
+         allowed /page  (no matching rule, group *)\n"
+    );
+    let warning = String::from_utf8_lossy(&output.stderr);
+    assert!(warning.contains("\"\" names no crawler"), "{warning}");
+}
+
+#[test]
+fn a_product_token_gets_no_warning() {
+    let output = jittybot(
+        &["check", "--robots", "-", "--agent", "MJ", "/mj-only"],
+        Some(AGENTS),
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stdout(&output).contains("group MJ)"));
+    assert!(
+        output.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn urls_of_other_schemes_are_decided_by_their_path() {
+    let output = jittybot(
+        &[
+            "check",
+            "--robots",
+            "-",
+            "--agent",
+            "Other",
+            "ftp://example.net/foo.html",
+            "ftp://example.net/private/a.txt",
+        ],
+        Some(AGENTS),
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        stdout(&output),
+        "allowed ftp://example.net/foo.html  (no matching rule, group *)\n\
+         disallowed ftp://example.net/private/a.txt  (line 2: Disallow: /private, group *)\n"
+    );
+    assert!(output.stderr.is_empty());
 }

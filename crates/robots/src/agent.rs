@@ -88,12 +88,13 @@ impl AgentRules {
         )
     }
 
-    /// Decides whether `url` may be fetched. `url` is an absolute `http`/`https` URL or a path
-    /// starting with `/`; only its path and query count.
+    /// Decides whether `url` may be fetched. `url` is an absolute URL
+    /// (`scheme://authority/path?query`, any scheme) or a path starting with `/`; only its path
+    /// and query count.
     ///
-    /// A URL of another scheme is not governed by the file: the decision is "not allowed",
-    /// with [`Decision::refused`] saying why. Use [`AgentRules::try_check`] to get that as an
-    /// error.
+    /// A URL with no authority (`mailto:a@example.net`) is not governed by any robots.txt: the
+    /// decision is "not allowed", with [`Decision::refused`] saying why. Use
+    /// [`AgentRules::try_check`] to get that as an error.
     pub fn check(&self, url: &str) -> Decision<'_> {
         self.check_bytes(url.as_bytes())
     }
@@ -110,8 +111,8 @@ impl AgentRules {
             })
     }
 
-    /// Decides whether `url` may be fetched, refusing a URL the file cannot govern (an
-    /// absolute URL whose scheme is not `http` or `https`).
+    /// Decides whether `url` may be fetched, refusing a URL no robots.txt governs (see
+    /// [`TargetError`]).
     pub fn try_check(&self, url: &str) -> Result<Decision<'_>, TargetError> {
         self.try_check_bytes(url.as_bytes())
     }

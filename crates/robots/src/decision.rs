@@ -115,8 +115,8 @@ pub struct Decision<'r> {
     pub group: &'r GroupSelection,
     /// True when the URL is `/robots.txt` itself, which is always allowed.
     pub robots_txt_exemption: bool,
-    /// Set when the URL could not be checked (another scheme than `http`/`https`): the
-    /// decision is then "not allowed", since the file does not govern that URL. See
+    /// Set when the URL could not be checked (a URL with no authority, see [`TargetError`]):
+    /// the decision is then "not allowed", since no robots.txt governs that URL. See
     /// [`crate::AgentRules::try_check`] to get the refusal as an error instead.
     pub refused: Option<TargetError>,
 }

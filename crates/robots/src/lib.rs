@@ -20,7 +20,8 @@
 //! assert!(!decision.allowed);
 //! assert_eq!(decision.to_string(), "line 2: Disallow: /search, group JittyBot");
 //! assert!(rules.is_allowed("/search/help"));
-//! assert!(rules.try_check("ftp://example.com/search").is_err());
+//! assert!(!rules.is_allowed("ftp://example.com/search"));
+//! assert!(rules.try_check("mailto:robots@example.com").is_err());
 //! ```
 //!
 //! How JittyBot reads the standard, in short (the crate's README has the full list):
@@ -45,6 +46,7 @@ mod store;
 mod target;
 mod text;
 mod tokens;
+mod useragent;
 mod word;
 
 pub use agent::AgentRules;
@@ -56,4 +58,7 @@ pub use lines::MAX_ROBOTS_TXT_BYTES;
 pub use rule::{CrawlDelay, EmptyRule, Rule, RuleKind};
 pub use target::TargetError;
 pub use text::SourceText;
-pub use tokens::{product_token, ProductTokenError, ProductTokens, MAX_PREFERRED_TOKENS};
+pub use tokens::{
+    product_token, AgentNote, ProductTokenError, ProductTokens, MAX_PREFERRED_TOKENS,
+};
+pub use useragent::crawler_token;

@@ -20,9 +20,13 @@ fn merge(selection: GroupSelection, groups: &[&Group]) -> AgentRules {
     AgentRules::new(selection, store.finish(), delay)
 }
 
-fn names(group: &Group, wanted: &str) -> bool {
+/// Whether some user-agent line of `group` names token `index` of `tokens`.
+fn names(group: &Group, tokens: &ProductTokens, index: usize, wanted: &str) -> bool {
     group.user_agents.iter().any(|agent| match &agent.product {
-        UserAgentProduct::Token(token) => token.eq_ignore_ascii_case(wanted),
+        UserAgentProduct::Token(token) if token.eq_ignore_ascii_case(wanted) => true,
+        _ if tokens.has_names_beyond_rfc() => {
+            tokens.named_by(index, wanted, agent.value.as_bytes())
+        }
         _ => false,
     })
 }
@@ -39,8 +43,10 @@ impl RobotsTxt {
     /// the first token some group names wins (all groups naming it, merged); otherwise the `*`
     /// groups; otherwise none (everything allowed).
     pub fn rules_for(&self, tokens: &ProductTokens) -> AgentRules {
-        for token in tokens.iter() {
-            let groups: Vec<&Group> = self.groups.iter().filter(|g| names(g, token)).collect();
+        for (index, token) in tokens.iter().enumerate() {
+            let groups: Vec<&Group> = (self.groups.iter())
+                .filter(|group| names(group, tokens, index, token))
+                .collect();
             if !groups.is_empty() {
                 return merge(GroupSelection::Named(token.to_owned()), &groups);
             }

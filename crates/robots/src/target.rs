@@ -5,9 +5,10 @@ use crate::word::{first_eight, splat, zero_bytes};
 
 /// Why a URL cannot be checked against a robots.txt.
 ///
-/// A robots.txt governs the `http`/`https` URLs of the origin it was fetched from (RFC 9309
-/// §2.3), so only paths and `http`/`https` URLs are checked; matching the path of an
-/// `ftp://` URL would answer a question the file never asked.
+/// A robots.txt lives at `scheme://authority/robots.txt` and governs the URLs of that scheme
+/// and authority (RFC 9309 §2.3, whose examples are HTTP and FTP), so every URL written
+/// `scheme://authority/path` is checked by its path and query: which file governs it is the
+/// caller's choice. A URL with a scheme but no authority (`mailto:`, `urn:`) has no robots.txt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
 #[cfg_attr(
     feature = "serde",
@@ -16,9 +17,10 @@ use crate::word::{first_eight, splat, zero_bytes};
 )]
 #[non_exhaustive]
 pub enum TargetError {
-    /// An absolute URL whose scheme is not `http` or `https` (`ftp://example.net/a`,
-    /// `mailto:someone@example.net`).
-    #[error("not an http(s) URL: a robots.txt only governs http and https URLs")]
+    /// A URL with a scheme other than `http` or `https` and no `//` and authority
+    /// (`mailto:someone@example.net`, `urn:isbn:0451450523`, and `localhost:8080/a`, which URL
+    /// parsers read as the scheme `localhost`): no robots.txt governs it.
+    #[error("not a URL with a host (scheme://host/path): no robots.txt governs it")]
     UnsupportedScheme,
     /// An `http:` or `https:` URL without `//` and an authority (`http:/a`).
     #[error("an http(s) URL without '//' and a host")]
@@ -27,10 +29,11 @@ pub enum TargetError {
 
 /// The path and query of `url`, as written.
 ///
-/// A path (`/a?b`) is itself. An absolute `http`/`https` URL
-/// (`scheme://authority/path?query#fragment`) loses its scheme and authority. Anything that
-/// starts with a scheme (`ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":"`) other than those is
-/// refused. Anything else (`a/b`, `?q`, the empty string) is taken as a path.
+/// A path (`/a?b`) is itself. An absolute URL of any scheme with an authority
+/// (`scheme://authority/path?query#fragment`: `https://`, `ftp://`, `file:///`) loses its
+/// scheme and authority. Anything else that starts with a scheme
+/// (`ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":"`) is refused. Anything else (`a/b`, `?q`,
+/// the empty string) is taken as a path.
 fn path_and_query(url: &[u8]) -> Result<&[u8], TargetError> {
     if url.first() == Some(&b'/') {
         return Ok(url);
@@ -55,13 +58,14 @@ fn path_and_query(url: &[u8]) -> Result<&[u8], TargetError> {
     if !has_scheme {
         return Ok(url);
     }
-    let scheme = &url[..scheme_len];
-    if !scheme.eq_ignore_ascii_case(b"http") && !scheme.eq_ignore_ascii_case(b"https") {
-        return Err(TargetError::UnsupportedScheme);
+    if let Some(after_scheme) = url[scheme_len + 1..].strip_prefix(b"//") {
+        return Ok(after_authority(after_scheme));
     }
-    match url[scheme_len + 1..].strip_prefix(b"//") {
-        Some(after_scheme) => Ok(after_authority(after_scheme)),
-        None => Err(TargetError::MissingAuthority),
+    let scheme = &url[..scheme_len];
+    if scheme.eq_ignore_ascii_case(b"http") || scheme.eq_ignore_ascii_case(b"https") {
+        Err(TargetError::MissingAuthority)
+    } else {
+        Err(TargetError::UnsupportedScheme)
     }
 }
 
@@ -172,14 +176,22 @@ mod tests {
     }
 
     #[test]
-    fn other_schemes_are_refused() {
-        for url in [
-            "ftp://example.net/foo.html",
-            "file:///etc/passwd",
-            "mailto:a@b",
-        ] {
+    fn urls_of_other_schemes_give_their_path_and_query() {
+        assert_eq!(
+            target("ftp://example.net/foo.html").as_deref(),
+            Ok("/foo.html")
+        );
+        assert_eq!(target("FTP://e.net:21/a?b#c").as_deref(), Ok("/a?b"));
+        assert_eq!(target("file:///etc/passwd").as_deref(), Ok("/etc/passwd"));
+        assert_eq!(target("s3://bucket").as_deref(), Ok("/"));
+    }
+
+    #[test]
+    fn urls_without_an_authority_are_refused() {
+        for url in ["mailto:a@b", "urn:isbn:0451450523", "localhost:8080/a"] {
             assert_eq!(target(url), Err(TargetError::UnsupportedScheme), "{url}");
         }
         assert_eq!(target("http:/a"), Err(TargetError::MissingAuthority));
+        assert_eq!(target("HTTPS:a"), Err(TargetError::MissingAuthority));
     }
 }

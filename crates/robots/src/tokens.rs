@@ -4,6 +4,7 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 
 use crate::lines::{self, Product};
+use crate::useragent::{self, crawler_token};
 
 /// At most this many product tokens make one [`ProductTokens`] list.
 ///
@@ -11,11 +12,16 @@ use crate::lines::{self, Product};
 /// bit per token, one for `*`); real crawlers need two or three.
 pub const MAX_PREFERRED_TOKENS: usize = 63;
 
-/// A crawler's product tokens in order of preference (`["JittyBot-Image", "JittyBot"]`): never
-/// empty, at most [`MAX_PREFERRED_TOKENS`], each a valid product token (`[A-Za-z_-]+`, RFC 9309
-/// §2.2.1).
+/// A crawler's product tokens in order of preference (`["JittyBot-Image", "JittyBot"]`): at
+/// most [`MAX_PREFERRED_TOKENS`].
 ///
 /// The first token some group of a file names wins; otherwise the `*` groups apply.
+///
+/// [`ProductTokens::new`] and [`ProductTokens::from_static`] take only RFC 9309 product tokens
+/// (`[A-Za-z_-]+`, §2.2.1), at least one. [`ProductTokens::read`] takes what callers have —
+/// names the RFC would not allow (`MJ12bot`), `User-Agent` strings, an empty agent — and says
+/// how it read each ([`AgentNote`]); its lists may hold such names, and may be empty (a crawler
+/// with no name follows the `*` groups).
 ///
 /// ```
 /// use robots::{ProductTokens, ProductTokenError};
@@ -29,7 +35,13 @@ pub const MAX_PREFERRED_TOKENS: usize = 63;
 /// # Ok::<(), ProductTokenError>(())
 /// ```
 #[derive(Clone)]
-pub struct ProductTokens(List);
+pub struct ProductTokens {
+    list: List,
+    /// Bit `i` is set when token `i` is a name beyond RFC 9309's product tokens (`MJ12bot`):
+    /// such a token is matched against a user-agent line's leading name
+    /// ([`useragent::leading_name`]), an RFC token against its product token.
+    beyond_rfc: u64,
+}
 
 #[derive(Clone)]
 enum List {
@@ -102,7 +114,10 @@ impl ProductTokens {
             assert!(is_product_token(tokens[i]), "not a product token");
             i += 1;
         }
-        ProductTokens(List::Static(tokens))
+        ProductTokens {
+            list: List::Static(tokens),
+            beyond_rfc: 0,
+        }
     }
 
     /// Checks a list of tokens, in order of preference.
@@ -124,13 +139,102 @@ impl ProductTokens {
         match list.len() {
             0 => Err(ProductTokenError::Empty),
             count if count > MAX_PREFERRED_TOKENS => Err(ProductTokenError::TooMany { count }),
-            _ => Ok(ProductTokens(List::Owned(list.into_boxed_slice()))),
+            _ => Ok(ProductTokens {
+                list: List::Owned(list.into_boxed_slice()),
+                beyond_rfc: 0,
+            }),
         }
+    }
+
+    /// Reads the agents a caller has, in order of preference, as the engine matches them; never
+    /// refuses one. Each agent is read by [`crawler_token`]:
+    ///
+    /// - an RFC 9309 product token (`JittyBot`) is taken as it is, with no note;
+    /// - a longer string (`JittyBot/1.0`, a whole `User-Agent` header) gives its product token
+    ///   ([`AgentNote::TokenFromString`]);
+    /// - a name with characters the RFC does not allow in a product token (`MJ12bot`,
+    ///   `Mail.RU_Bot`) is kept whole ([`AgentNote::BeyondRfc`]) and names the groups whose
+    ///   user-agent value starts with exactly that name (`User-agent: MJ12bot`,
+    ///   `User-agent: mj12bot/1.4`), not those of its letters alone (`User-agent: MJ`);
+    /// - an agent with no name in it (empty, `*`) is left out ([`AgentNote::NoToken`]): a list
+    ///   with no token left follows the `*` groups only.
+    ///
+    /// Fails only with more than [`MAX_PREFERRED_TOKENS`] tokens.
+    ///
+    /// ```
+    /// use robots::{AgentNote, AgentRules, ProductTokens};
+    ///
+    /// let (tokens, notes) = ProductTokens::read(["MJ12bot"])?;
+    /// let rules = AgentRules::parse(b"User-agent: MJ12bot\nDisallow: /\n", &tokens);
+    /// assert!(!rules.is_allowed("/page"));
+    /// assert_eq!(notes, [AgentNote::BeyondRfc { token: "MJ12bot".into() }]);
+    /// # Ok::<(), robots::ProductTokenError>(())
+    /// ```
+    pub fn read<I>(agents: I) -> Result<(ProductTokens, Vec<AgentNote>), ProductTokenError>
+    where
+        I: IntoIterator,
+        I::Item: AsRef<str>,
+    {
+        let mut list: Vec<Box<str>> = Vec::new();
+        let mut notes = Vec::new();
+        let mut beyond_rfc = 0u64;
+        for agent in agents {
+            let agent = agent.as_ref();
+            let Some(token) = crawler_token(agent) else {
+                notes.push(AgentNote::NoToken {
+                    agent: agent.to_owned(),
+                });
+                continue;
+            };
+            if token != agent {
+                notes.push(AgentNote::TokenFromString {
+                    agent: agent.to_owned(),
+                    token: token.to_owned(),
+                });
+            }
+            if !is_product_token(token) {
+                notes.push(AgentNote::BeyondRfc {
+                    token: token.to_owned(),
+                });
+                if let Some(bit) = 1u64.checked_shl(list.len() as u32) {
+                    beyond_rfc |= bit;
+                }
+            }
+            list.push(Box::from(token));
+        }
+        if list.len() > MAX_PREFERRED_TOKENS {
+            return Err(ProductTokenError::TooMany { count: list.len() });
+        }
+        let tokens = ProductTokens {
+            list: List::Owned(list.into_boxed_slice()),
+            beyond_rfc,
+        };
+        Ok((tokens, notes))
+    }
+
+    /// Whether some token is a name beyond RFC 9309's product tokens (see
+    /// [`ProductTokens::read`]).
+    pub(crate) fn has_names_beyond_rfc(&self) -> bool {
+        self.beyond_rfc != 0
+    }
+
+    /// Whether a user-agent `value` (trimmed, as the parse reads it) names token `index`.
+    ///
+    /// An RFC token is named by the value's product token (its leading run of `[A-Za-z_-]`); a
+    /// name beyond the RFC by the value's leading name, which cannot start with `*`.
+    pub(crate) fn named_by(&self, index: usize, token: &str, value: &[u8]) -> bool {
+        if self.beyond_rfc & (1u64 << index) == 0 {
+            return match lines::product(value) {
+                Product::Token(named) => named.eq_ignore_ascii_case(token.as_bytes()),
+                _ => false,
+            };
+        }
+        useragent::leading_name(value).eq_ignore_ascii_case(token.as_bytes())
     }
 
     /// The tokens, most preferred first.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
-        let (fixed, owned): (&[&str], &[Box<str>]) = match &self.0 {
+        let (fixed, owned): (&[&str], &[Box<str>]) = match &self.list {
             List::Static(tokens) => (tokens, &[]),
             List::Owned(tokens) => (&[], tokens),
         };
@@ -139,22 +243,23 @@ impl ProductTokens {
         TokenIter(fixed.iter().copied(), owned)
     }
 
-    /// The most preferred token.
+    /// The most preferred token (empty for a list with none, see [`ProductTokens::read`]).
     pub fn first(&self) -> &str {
-        match &self.0 {
+        match &self.list {
             List::Static(tokens) => tokens.first().copied().unwrap_or_default(),
             List::Owned(tokens) => tokens.first().map(|token| &**token).unwrap_or_default(),
         }
     }
 
-    /// How many tokens the list has (at least one).
+    /// How many tokens the list has (at least one, unless made by [`ProductTokens::read`]).
     pub fn len(&self) -> usize {
         self.iter().len()
     }
 
-    /// Always false: a list has at least one token.
+    /// Whether the list has no token: only [`ProductTokens::read`] makes such a list, for a
+    /// crawler that gave no name (it follows the `*` groups).
     pub fn is_empty(&self) -> bool {
-        false
+        self.len() == 0
     }
 }
 
@@ -218,6 +323,54 @@ impl fmt::Display for ProductTokens {
             f.write_str(token)?;
         }
         Ok(())
+    }
+}
+
+/// How [`ProductTokens::read`] read an agent that was not simply an RFC 9309 product token.
+///
+/// Each says what the engine does about it; `Display` gives one line for a warning.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AgentNote {
+    /// The agent was a longer string (`JittyBot/1.0`, a whole `User-Agent` header): its
+    /// product token was read from it ([`crawler_token`]).
+    TokenFromString {
+        /// The agent as given.
+        agent: String,
+        /// The token read from it.
+        token: String,
+    },
+    /// The token has characters RFC 9309 does not allow in a product token (digits, `.`, `!`):
+    /// it names the groups whose user-agent value starts with exactly this name.
+    BeyondRfc {
+        /// The token.
+        token: String,
+    },
+    /// The agent names no crawler (empty, blank, `*`, no name in it): it adds no token.
+    NoToken {
+        /// The agent as given.
+        agent: String,
+    },
+}
+
+impl fmt::Display for AgentNote {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AgentNote::TokenFromString { agent, token } => write!(
+                f,
+                "{agent:?} is not a product token; matching the product token it names, {token:?}"
+            ),
+            AgentNote::BeyondRfc { token } => write!(
+                f,
+                "{token:?} is not an RFC 9309 product token (letters, '-' and '_' only); matching \
+                 the user-agent lines that name exactly {token:?}"
+            ),
+            AgentNote::NoToken { agent } => write!(
+                f,
+                "{agent:?} names no crawler, so no token was read from it (a crawler with no token \
+                 follows the * groups)"
+            ),
+        }
     }
 }
 

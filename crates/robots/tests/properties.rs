@@ -192,6 +192,9 @@ const LINES: &[&str] = &[
     "User-agent: *",
     "User-agent: Other",
     "user-agent: jittybot/1.0",
+    "User-agent: MJ12bot",
+    "User-agent: mj12bot/1.4",
+    "User-agent: MJ",
     "Disallow: /a",
     "Disallow: /",
     "Allow: /a/b",
@@ -301,6 +304,12 @@ proptest! {
         for list in [&["JittyBot"][..], &["JittyBot-Image", "JittyBot"], &["Other"]] {
             let tokens = &tokens(list);
             prop_assert_eq!(AgentRules::parse(file.as_bytes(), tokens), full.rules_for(tokens));
+        }
+        // Names beyond RFC 9309's tokens, alone, first or after an RFC token naming the same
+        // lines, and an agent with no name.
+        for agents in [&["MJ12bot"][..], &["MJ12bot", "MJ"], &["MJ", "MJ12bot"], &[""]] {
+            let (tokens, _) = ProductTokens::read(agents).expect("few agents");
+            prop_assert_eq!(AgentRules::parse(file.as_bytes(), &tokens), full.rules_for(&tokens));
         }
         // No line of LINES names "Nobody": it gets what the `*` groups say.
         prop_assert_eq!(AgentRules::parse(file.as_bytes(), &tokens(&["Nobody"])), full.global_rules());

@@ -1,8 +1,9 @@
 //! The engine's rules, one test (or more) per rule of the interpretation page.
 
 use robots::{
-    AgentRules, DiagnosticKind, EmptyRule, GroupSelection, ProductTokens, RobotsTxt, RuleKind,
-    TargetError, UserAgentProduct, MAX_ROBOTS_TXT_BYTES,
+    AgentNote, AgentRules, DiagnosticKind, EmptyRule, GroupSelection, ProductTokenError,
+    ProductTokens, RobotsTxt, RuleKind, TargetError, UserAgentProduct, MAX_PREFERRED_TOKENS,
+    MAX_ROBOTS_TXT_BYTES,
 };
 
 const JITTYBOT: ProductTokens = ProductTokens::JITTYBOT;
@@ -727,13 +728,39 @@ fn a_star_followed_by_a_name_is_not_the_global_group() {
 }
 
 #[test]
-fn urls_of_other_schemes_are_refused_not_matched() {
+fn urls_of_any_scheme_with_an_authority_are_matched_by_their_path() {
+    // RFC 9309 §2.3: a robots.txt lives at scheme://authority/robots.txt, FTP as well as HTTP;
+    // which file governs a URL is the caller's choice, the path decides.
     let file = "User-agent: *\nDisallow: /\nAllow: /foo.html\n";
     let agent = rules(file, &["JittyBot"]);
     for url in [
         "ftp://example.net/foo.html",
+        "FTP://example.net:21/foo.html#top",
         "file:///foo.html",
+        "s3://bucket/foo.html?v=1",
+        "HTTPS://example.net/foo.html",
+        "/foo.html",
+    ] {
+        let decision = agent.try_check(url).expect("checked");
+        assert!(decision.allowed, "{url}");
+        assert_eq!(decision.rule.map(|rule| rule.line), Some(3), "{url}");
+        assert_eq!(decision.refused, None);
+    }
+    assert!(!agent.is_allowed("ftp://example.net/bar.html"));
+    assert!(agent.rules()[0].matches("ftp://example.net/foo.html"));
+}
+
+#[test]
+fn urls_without_an_authority_are_refused_not_matched() {
+    let agent = rules(
+        "User-agent: *\nDisallow: /\nAllow: /foo.html\n",
+        &["JittyBot"],
+    );
+    for url in [
         "mailto:a@b",
+        "urn:isbn:0451450523",
+        // What URL parsers read as the scheme `localhost`.
+        "localhost:8080/foo.html",
     ] {
         assert_eq!(
             agent.try_check(url),
@@ -745,19 +772,144 @@ fn urls_of_other_schemes_are_refused_not_matched() {
         assert_eq!(decision.refused, Some(TargetError::UnsupportedScheme));
         assert!(decision
             .to_string()
-            .starts_with("not checked: not an http(s) URL"));
+            .starts_with("not checked: not a URL with a host"));
+        assert!(!agent.rules()[0].matches(url));
     }
     assert_eq!(
         agent.try_check("http:/foo.html"),
         Err(TargetError::MissingAuthority)
     );
-    let rule = agent.rules()[0];
-    assert!(rule.matches("https://example.net/foo.html"));
-    assert!(!rule.matches("ftp://example.net/foo.html"));
-    assert!(agent
-        .try_check("HTTPS://example.net/foo.html")
-        .is_ok_and(|d| d.allowed));
-    assert!(agent.try_check("/foo.html").is_ok_and(|d| d.allowed));
+}
+
+// ---- The agents callers have ------------------------------------------------------------------
+
+/// One crawler's rules for agents read as callers give them, from both parses.
+fn read_rules(file: &str, agents: &[&str]) -> (AgentRules, Vec<AgentNote>) {
+    let (tokens, notes) = ProductTokens::read(agents).expect("few agents");
+    let fast = AgentRules::parse(file.as_bytes(), &tokens);
+    let full = RobotsTxt::parse(file.as_bytes()).rules_for(&tokens);
+    assert_eq!(fast, full, "one-crawler parse and full parse disagree");
+    (fast, notes)
+}
+
+const NAMES: &str = "User-agent: *\nDisallow: /\n\n\
+    User-agent: MJ12bot\nDisallow: /mj12/\n\n\
+    User-agent: MJ\nDisallow: /mj/\n\n\
+    User-agent: MJ13bot\nDisallow: /mj13/\n\n\
+    User-agent: mj12bot/1.4 # the same crawler, another group\nDisallow: /also/\n";
+
+#[test]
+fn rfc_product_tokens_are_read_as_they_are() {
+    let (tokens, notes) = ProductTokens::read(["JittyBot-Image", "JittyBot"]).expect("read");
+    assert_eq!(tokens, ProductTokens::JITTYBOT_IMAGE);
+    assert!(notes.is_empty());
+    // An RFC token reads a user-agent line's letters, as before: `MJ12bot` names `MJ`.
+    let (mj, _) = read_rules(NAMES, &["MJ"]);
+    for path in ["/mj/", "/mj12/", "/mj13/", "/also/"] {
+        assert!(!mj.is_allowed(path), "{path}");
+    }
+}
+
+#[test]
+fn a_name_beyond_rfc_tokens_names_exactly_the_groups_that_write_it() {
+    let (agent, notes) = read_rules(NAMES, &["MJ12bot"]);
+    assert_eq!(
+        notes,
+        [AgentNote::BeyondRfc {
+            token: "MJ12bot".into()
+        }]
+    );
+    assert_eq!(agent.group(), &GroupSelection::Named("MJ12bot".into()));
+    assert!(!agent.is_allowed("/mj12/a") && !agent.is_allowed("/also/a"));
+    // Not `MJ`'s group, not `MJ13bot`'s, and not `*`: it has groups of its own.
+    for path in ["/mj/a", "/mj13/a", "/other"] {
+        assert!(agent.is_allowed(path), "{path}");
+    }
+    // Case-insensitive, and the name ends where the line's name ends.
+    let (lower, _) = read_rules("User-agent: mj12BOT;\nDisallow: /x\n", &["MJ12bot"]);
+    assert!(!lower.is_allowed("/x"));
+    let (longer, _) = read_rules("User-agent: MJ12botX\nDisallow: /x\n", &["MJ12bot"]);
+    assert_eq!(longer.group(), &GroupSelection::None);
+}
+
+#[test]
+fn names_with_digits_dots_and_bangs_are_matched_whole() {
+    for name in ["360Spider", "Mail.RU_Bot", "Go!Zilla", "archive.org_bot"] {
+        let file =
+            format!("User-agent: *\nDisallow: /\n\nUser-agent: {name}/2.0\nDisallow: /private\n");
+        let (agent, _) = read_rules(&file, &[name]);
+        assert_eq!(agent.group(), &GroupSelection::Named(name.into()), "{name}");
+        assert!(
+            agent.is_allowed("/public") && !agent.is_allowed("/private"),
+            "{name}"
+        );
+    }
+    // The starred and global lines stay what they were.
+    let (agent, _) = read_rules("User-agent: *360Spider*\nDisallow: /\n", &["360Spider"]);
+    assert_eq!(agent.group(), &GroupSelection::None);
+}
+
+#[test]
+fn a_user_agent_string_is_read_for_its_product_token() {
+    let file = "User-agent: *\nDisallow: /\n\nUser-agent: Googlebot\nDisallow: /nogoogle\n\n\
+                User-agent: MJ12bot\nDisallow: /nomj\n\nUser-agent: JittyBot\nDisallow: /nojitty\n";
+    let googlebot = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+    let (agent, notes) = read_rules(file, &[googlebot]);
+    assert_eq!(agent.group(), &GroupSelection::Named("Googlebot".into()));
+    assert!(!agent.is_allowed("/nogoogle") && agent.is_allowed("/page"));
+    assert_eq!(
+        notes,
+        [AgentNote::TokenFromString {
+            agent: googlebot.into(),
+            token: "Googlebot".into()
+        }]
+    );
+    let (agent, _) = read_rules(file, &["JittyBot/1.0"]);
+    assert_eq!(agent.group(), &GroupSelection::Named("JittyBot".into()));
+    let majestic = "Mozilla/5.0 (compatible; MJ12bot/v1.4.8; http://mj12bot.com/)";
+    let (agent, notes) = read_rules(file, &[majestic]);
+    assert!(!agent.is_allowed("/nomj") && agent.is_allowed("/page"));
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    // A browser's string names Mozilla: no group of its own here, so `*`.
+    let chrome = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36";
+    let (agent, _) = read_rules(file, &[chrome]);
+    assert_eq!(agent.group(), &GroupSelection::Global);
+}
+
+#[test]
+fn an_agent_that_names_no_crawler_follows_the_star_groups() {
+    let file = "User-agent: *\nDisallow: /private\n\nUser-agent: JittyBot\nDisallow: /\n";
+    for nameless in ["", "   ", "*", "/1.0"] {
+        let (tokens, notes) = ProductTokens::read([nameless]).expect("read");
+        assert!(tokens.is_empty(), "{nameless:?}");
+        assert_eq!(
+            notes,
+            [AgentNote::NoToken {
+                agent: nameless.into()
+            }]
+        );
+        let (agent, _) = read_rules(file, &[nameless]);
+        assert_eq!(agent.group(), &GroupSelection::Global, "{nameless:?}");
+        assert!(agent.is_allowed("/page") && !agent.is_allowed("/private/a"));
+    }
+    // As a fallback it adds nothing.
+    let (agent, _) = read_rules(file, &["", "JittyBot"]);
+    assert_eq!(agent.group(), &GroupSelection::Named("JittyBot".into()));
+    let (none, _) = read_rules("User-agent: JittyBot\nDisallow: /\n", &[""]);
+    assert_eq!(none.group(), &GroupSelection::None);
+}
+
+#[test]
+fn reading_agents_fails_only_with_too_many_tokens() {
+    let many = vec!["MJ12bot"; MAX_PREFERRED_TOKENS + 1];
+    assert_eq!(
+        ProductTokens::read(&many).map(|(tokens, _)| tokens.len()),
+        Err(ProductTokenError::TooMany {
+            count: MAX_PREFERRED_TOKENS + 1
+        })
+    );
+    let (tokens, _) = ProductTokens::read(&many[1..]).expect("the most allowed");
+    assert_eq!(tokens.len(), MAX_PREFERRED_TOKENS);
 }
 
 // ---- What tooling needs ------------------------------------------------------------------------

@@ -16,9 +16,11 @@ pub struct Args {
     /// The robots.txt file to read (`-` for standard input).
     #[arg(long, value_name = "FILE")]
     robots: PathBuf,
-    /// Product token to match, in order of preference; repeat for fallbacks
-    /// (e.g. `--agent JittyBot-Image --agent JittyBot`).
-    #[arg(long = "agent", value_name = "TOKEN", default_value = "JittyBot")]
+    /// Crawler to match, in order of preference; repeat for fallbacks
+    /// (e.g. `--agent JittyBot-Image --agent JittyBot`). A product token, or what you have: a
+    /// name such as `MJ12bot`, a whole User-Agent string (its product token is used), or an
+    /// empty string (the `*` groups); a warning says how anything but a token was read.
+    #[arg(long = "agent", value_name = "AGENT", default_value = "JittyBot")]
     agents: Vec<String>,
     /// One JSON object per line instead of text.
     #[arg(long)]
@@ -26,7 +28,8 @@ pub struct Args {
     /// List what the parser ignored or found suspicious, with line numbers.
     #[arg(long)]
     diagnostics: bool,
-    /// URLs to check: absolute (`https://example.com/a?b`) or paths starting with `/`.
+    /// URLs to check: absolute (`https://example.com/a?b`, any scheme with a host:
+    /// `ftp://example.net/a`) or paths starting with `/`.
     #[arg(value_name = "URL", required_unless_present = "diagnostics")]
     urls: Vec<String>,
 }
@@ -35,7 +38,7 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let input = super::read_robots_txt(&args.robots)?;
     let body = &input.body;
-    let tokens = ProductTokens::new(&args.agents).context("--agent")?;
+    let tokens = read_agents(&args.agents)?;
     for url in &args.urls {
         validate_url(url)?;
     }
@@ -53,7 +56,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|url| {
             let decision = rules.try_check(url).with_context(|| {
-                format!("{url:?}: give an http(s) URL or a path starting with /")
+                format!("{url:?}: give a URL with a host (scheme://host/path) or a path starting with /")
             })?;
             Ok((url, decision))
         })
@@ -110,6 +113,20 @@ fn print_decision(
         terminal::write_text(out, &line)?;
     }
     Ok(())
+}
+
+/// The crawler's tokens from the `--agent` values, each read as the engine reads what callers
+/// have ([`ProductTokens::read`]): a warning on stderr for each value that is not an RFC 9309
+/// product token, saying how it was read. Only too many tokens is an error.
+pub(super) fn read_agents(agents: &[String]) -> anyhow::Result<ProductTokens> {
+    let (tokens, notes) = ProductTokens::read(agents).context("--agent")?;
+    for note in notes {
+        eprintln!(
+            "jittybot: warning: --agent {}",
+            terminal::escape(&note.to_string())
+        );
+    }
+    Ok(tokens)
 }
 
 /// Refuses what is neither a path nor a URL; which URLs a robots.txt governs is the engine's

@@ -5,7 +5,6 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use fetch::{RobotsFetch, RobotsOutcome, Verdict};
-use robots::ProductTokens;
 use serde_json::json;
 
 use crate::terminal::{self, escape};
@@ -21,9 +20,10 @@ pub struct Args {
     /// The URL to decide; without a scheme, `https://` is assumed.
     #[arg(value_name = "URL")]
     url: String,
-    /// Product token to match, in order of preference; repeat for fallbacks
-    /// (e.g. `--agent JittyBot-Image --agent JittyBot`).
-    #[arg(long = "agent", value_name = "TOKEN", default_value = "JittyBot")]
+    /// Crawler to match, in order of preference; repeat for fallbacks
+    /// (e.g. `--agent JittyBot-Image --agent JittyBot`). Read as `jittybot check` reads it:
+    /// a product token, a name such as `MJ12bot`, a User-Agent string, or empty.
+    #[arg(long = "agent", value_name = "AGENT", default_value = "JittyBot")]
     agents: Vec<String>,
     /// One JSON object instead of text.
     #[arg(long)]
@@ -43,7 +43,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 async fn run_async(args: Args) -> anyhow::Result<ExitCode> {
     let url = fetch::parse_target(&args.url)?;
-    let tokens = ProductTokens::new(&args.agents).context("--agent")?;
+    let tokens = super::check::read_agents(&args.agents)?;
     let fetcher = args.network.fetcher(USER_AGENT_TOKEN, INFO_URL)?;
     let fetched = fetch::fetch_robots_txt(&fetcher, &url).await?;
     // Refused before anything was sent: the site said nothing, so there is no verdict.

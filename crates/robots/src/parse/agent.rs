@@ -45,6 +45,9 @@ impl<'a> Sink<'a> for AgentSink<'_> {
             self.current |= 1 << index;
             self.buckets[index].named = true;
         }
+        if self.tokens.has_names_beyond_rfc() {
+            self.names_beyond_rfc(value);
+        }
     }
 
     fn rule(&mut self, line: &Line<'a>, kind: RuleKind, value: &'a [u8]) {
@@ -76,6 +79,21 @@ impl<'a> Sink<'a> for AgentSink<'_> {
 
     fn wants_values(&self) -> bool {
         self.current != 0
+    }
+}
+
+impl AgentSink<'_> {
+    /// Adds the groups of a user-agent line to every bucket whose token is a name beyond RFC
+    /// 9309 that the line names (an RFC token can be named by the same line too: `MJ12bot`
+    /// names `MJ` as well).
+    #[cold]
+    fn names_beyond_rfc(&mut self, value: &[u8]) {
+        for (index, token) in self.tokens.iter().enumerate() {
+            if self.tokens.named_by(index, token, value) {
+                self.current |= 1 << index;
+                self.buckets[index].named = true;
+            }
+        }
     }
 }
 
