@@ -27,12 +27,16 @@ _LINE_END = re.compile(rb"\r\n|\r|\n")
 _FIELD_VALUE = re.compile(rb"^\s*[A-Za-z][A-Za-z -]*?\s*(?::\s*|\s+)([/*]\S*)")
 
 
+# What a corpus directory holds besides robots.txt files (as the workspace's corpus reader).
+NOT_ROBOTS_TXT = {"SOURCES.tsv", "README.md"}
+
+
 def load(directory):
-    """Every file of `directory` as (name, bytes), in name order."""
+    """Every robots.txt file of `directory` as (name, bytes), in name order."""
     files = []
     for name in sorted(os.listdir(directory)):
         path = os.path.join(directory, name)
-        if os.path.isfile(path):
+        if os.path.isfile(path) and name not in NOT_ROBOTS_TXT:
             with open(path, "rb") as handle:
                 files.append((name, handle.read()))
     if not files:
