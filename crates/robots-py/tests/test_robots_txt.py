@@ -241,8 +241,9 @@ def test_large_bodies_are_parsed_with_the_gil_released():
                 RobotsTxt(body).sitemaps  # the full parse
         return run
 
-    # Another thread runs while large files parse...
-    assert _ticks_of_another_thread_while(parse_many(large, 5)) > 10
+    # Another thread runs while large files parse (20 parses, each a chance for it to run; it
+    # usually counts hundreds of times)...
+    assert _ticks_of_another_thread_while(parse_many(large, 10)) >= 5
     # ...and not while small ones do (which shows the measure can tell).
     assert _ticks_of_another_thread_while(parse_many(small, 200)) <= 2
 
