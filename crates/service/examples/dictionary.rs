@@ -1,11 +1,11 @@
-//! Prints the stored document that `store/document-dictionary-v1.json` was made from: the
+//! Prints the stored document that `document-dictionary-v1.json` was made from: the
 //! analysis of a small corpus robots.txt (not one of the `load` benchmark's templates, so the
 //! benchmark does not compress its own copies), as `Store::finish_report` stores it, without
 //! robots.txt's text. Kept to show where the dictionary came from; the file itself must never
 //! change (documents stored with encoding 1 need exactly its bytes).
 //!
 //! ```sh
-//! cargo run -p service --example dictionary > crates/service/src/store/document-dictionary-v1.json
+//! cargo run -p service --example dictionary > crates/service/src/document-dictionary-v1.json
 //! ```
 
 use audit::report::RobotsStatus;

@@ -15,8 +15,9 @@ use tower_http::limit::RequestBodyLimitLayer;
 
 use crate::ids::ReportId;
 use crate::limits::{ANALYZE_BODY_LIMIT, MAX_PASTE_BYTES, PASTE_BODY_LIMIT};
-use crate::service::{Service, SubmitError};
-use crate::store::StoredReport;
+use crate::model::StoredReport;
+use crate::service::Service;
+use crate::submit::SubmitError;
 
 /// An API error: a status and a message, sent as JSON.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,25 +74,19 @@ impl IntoResponse for ApiError {
 
 impl From<SubmitError> for ApiError {
     fn from(error: SubmitError) -> ApiError {
-        match error {
-            SubmitError::BadUrl(_) | SubmitError::NotPublic(_) => {
-                ApiError::new(StatusCode::BAD_REQUEST, error.to_string())
-            }
-            SubmitError::TooLarge { .. } => {
-                ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, error.to_string())
-            }
-            SubmitError::TooMany { retry_after } => ApiError {
-                status: StatusCode::TOO_MANY_REQUESTS,
-                message: error.to_string(),
-                retry_after: Some(retry_after.as_secs().max(1)),
-            },
-            SubmitError::Store(e) => ApiError::internal(&e),
+        if let SubmitError::Store(source) = &error {
+            return ApiError::internal(source);
+        }
+        ApiError {
+            status: error.status(),
+            message: error.explain(),
+            retry_after: error.retry_after().map(|wait| wait.as_secs().max(1)),
         }
     }
 }
 
-impl From<crate::ServiceError> for ApiError {
-    fn from(error: crate::ServiceError) -> ApiError {
+impl From<crate::error::ServiceError> for ApiError {
+    fn from(error: crate::error::ServiceError) -> ApiError {
         ApiError::internal(&error)
     }
 }
@@ -230,7 +225,7 @@ async fn report(
     let missing = || ApiError::new(StatusCode::NOT_FOUND, "no such report");
     let id: ReportId = id.parse().map_err(|_| missing())?;
     let stored = service.report(&id).await?.ok_or_else(missing)?;
-    let address = service.report_address(&stored.row);
+    let address = service.public(&stored.row.path());
     Ok(Json(ReportJson { stored, address }).into_response())
 }
 
@@ -246,7 +241,8 @@ async fn score(
 }
 
 async fn ranking(State(service): State<Service>) -> Result<Response, ApiError> {
-    Ok(Json(service.ranking().await?).into_response())
+    let ranking = service.ranking().await?;
+    Ok(Json(ranking.as_ref()).into_response())
 }
 
 #[derive(Serialize)]

@@ -24,7 +24,7 @@ pub enum ServiceError {
         id: String,
         /// Why.
         #[source]
-        source: crate::store::codec::CodecError,
+        source: crate::codec::CodecError,
     },
     /// The operating system's random generator failed (report ids).
     #[error("no random numbers for a report id")]
@@ -35,6 +35,15 @@ pub enum ServiceError {
 }
 
 impl ServiceError {
+    /// Whether this is one stored row that does not read (its document does not decode):
+    /// lists, statistics and rankings skip such a row, its own page says it cannot be shown.
+    pub fn is_bad_row(&self) -> bool {
+        matches!(
+            self,
+            ServiceError::Document { .. } | ServiceError::Codec { .. }
+        )
+    }
+
     /// Wrap a JSON error about report `id`.
     pub(crate) fn document(id: &str) -> impl FnOnce(serde_json::Error) -> ServiceError + '_ {
         move |source| ServiceError::Document {
@@ -46,9 +55,7 @@ impl ServiceError {
 
 impl ServiceError {
     /// Wrap a codec error about report `id`.
-    pub(crate) fn codec(
-        id: &str,
-    ) -> impl FnOnce(crate::store::codec::CodecError) -> ServiceError + '_ {
+    pub(crate) fn codec(id: &str) -> impl FnOnce(crate::codec::CodecError) -> ServiceError + '_ {
         move |source| ServiceError::Codec {
             id: id.to_owned(),
             source,

@@ -8,14 +8,10 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
 
 use fetch::Fetcher;
 use tokio::sync::oneshot;
 use url::Url;
-
-use crate::error::ServiceError;
-use crate::service::Service;
 
 /// A boxed, sendable future.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -65,29 +61,5 @@ impl IconSource for FetchedIcons {
             }
             rx.await.ok().flatten()
         })
-    }
-}
-
-impl Service {
-    /// Use `source` to find icons (once; later calls are ignored).
-    pub fn set_icon_source(&self, source: Arc<dyn IconSource>) {
-        let _ = self.inner.icons.set(source);
-    }
-
-    /// Look for `domain`'s icon if it is due, from the home page of `url`'s site.
-    pub async fn refresh_icon(&self, domain: &str, url: &Url) -> Result<(), ServiceError> {
-        let Some(source) = self.inner.icons.get() else {
-            return Ok(());
-        };
-        let now = self.inner.clock.now();
-        if !self.inner.store.icon_due(domain, now).await? {
-            return Ok(());
-        }
-        let mut home = url.clone();
-        home.set_path("/");
-        home.set_query(None);
-        home.set_fragment(None);
-        let png = source.find(&home).await;
-        self.inner.store.set_icon(domain, png.as_deref(), now).await
     }
 }

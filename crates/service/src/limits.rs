@@ -91,9 +91,14 @@ pub const RANKING_PER_GRADE: usize = 6;
 /// The ranking's pick changes every this long (the same for everyone within a window).
 pub const RANKING_WINDOW: Duration = Duration::from_secs(30 * 60);
 
-/// How long the ranking's data (every URL's current report) is reused before it is read
-/// from the store again: the home page must not scan every report on each request.
-pub const RANKING_CACHE: Duration = Duration::from_secs(60);
+/// How long the list of every URL's current report (the ranking, its totals, the sitemap) is
+/// reused before it is read from the store again: the home page must not scan every report on
+/// each request. The pick itself changes every [`RANKING_WINDOW`]; this only bounds how late
+/// a new site shows up.
+pub const DATA_REFRESH: Duration = Duration::from_secs(60);
+
+/// How long the statistics of `/stats` are reused before they are worked out again.
+pub const STATS_REFRESH: Duration = Duration::from_secs(600);
 
 #[cfg(test)]
 mod tests {

@@ -1,147 +1,195 @@
-//! The ranking (the bot page, "Where the data is published"): each domain by its best current
-//! score, six domains of each grade picked at random every 30 minutes (the same pick for
-//! everyone within a window), and totals by grade of every domain that may be ranked.
+//! The ranking (the bot page, "Where the data is published"): six domains of each grade,
+//! picked at random every 30 minutes, each by its best current score, with totals for every
+//! site analysed. The home page and `GET /api/ranking` show this one ranking.
+//!
+//! "Random" is a hash of the window's number and the domain name: no state to share between
+//! processes, the same pick from every `serve` behind one database, and a new window
+//! reshuffles every domain.
 
 use std::collections::BTreeMap;
 
 use audit::Grade;
 use jiff::Timestamp;
 use serde::Serialize;
+use url::Url;
 
+use crate::ids::ReportId;
 use crate::limits::{RANKING_PER_GRADE, RANKING_WINDOW};
-use crate::store::RankingRow;
+use crate::model::CurrentReport;
 
 /// The grades, best first.
 pub const GRADES: [Grade; 5] = [Grade::A, Grade::B, Grade::C, Grade::D, Grade::F];
 
-/// A domain in the ranking, by its best current score.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// A domain in the ranking, by its best current score among the URLs that may be indexed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct RankedDomain {
     /// The domain.
     pub domain: String,
     /// Its best current score.
     pub score: u8,
     /// The grade of that score.
-    pub grade: String,
+    pub grade: Grade,
     /// The report with that score.
-    pub report: String,
+    pub report: ReportId,
     /// The URL of that report.
-    pub url: String,
+    pub url: Url,
+    /// Whether the domain has an icon (the home page shows it).
+    #[serde(skip)]
+    pub has_icon: bool,
 }
 
 /// The ranking of one 30-minute window.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Ranking {
     /// When this window's pick started.
     pub window_start: Timestamp,
-    /// Up to [`RANKING_PER_GRADE`] domains per grade, best score first.
-    pub picks: BTreeMap<String, Vec<RankedDomain>>,
-    /// Domains per grade, all of them.
-    pub totals: BTreeMap<String, u64>,
+    /// Up to [`RANKING_PER_GRADE`] domains of each grade (every grade present), best score
+    /// first.
+    pub picks: BTreeMap<Grade, Vec<RankedDomain>>,
+    /// Every domain analysed, by the grade of its best current score (every grade present):
+    /// domains kept off the ranking and URLs that may not be indexed count here too.
+    pub totals: BTreeMap<Grade, u64>,
 }
 
-/// A 64-bit mix (splitmix64): the same input, the same pick.
-fn mix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
+/// The number of the window `now` falls in.
+pub fn window_of(now: Timestamp) -> i64 {
+    let seconds = i64::try_from(RANKING_WINDOW.as_secs())
+        .unwrap_or(i64::MAX)
+        .max(1);
+    now.as_second().div_euclid(seconds)
 }
 
-fn key(window: u64, domain: &str) -> u64 {
-    domain
-        .bytes()
-        .fold(mix(window), |h, b| mix(h ^ u64::from(b)))
+/// When window `window` starts.
+fn window_start(window: i64) -> Timestamp {
+    let seconds = i64::try_from(RANKING_WINDOW.as_secs()).unwrap_or(i64::MAX);
+    Timestamp::from_second(window.saturating_mul(seconds)).unwrap_or(Timestamp::UNIX_EPOCH)
 }
 
-/// Build the ranking of the window containing `now` from every URL's current report.
-pub fn ranking(rows: &[RankingRow], now: Timestamp) -> Ranking {
-    let mut best: BTreeMap<&str, &RankingRow> = BTreeMap::new();
-    for row in rows {
-        let entry = best.entry(row.domain.as_str()).or_insert(row);
-        if row.score > entry.score {
-            *entry = row;
+/// The ranking of the window containing `now`, from every URL's current report.
+pub fn rank(current: &[CurrentReport], now: Timestamp) -> Ranking {
+    let window = window_of(now);
+    // In (domain, URL) order, so that of two URLs with the same best score the first wins
+    // whatever order the store answered in.
+    let mut ordered: Vec<&CurrentReport> = current.iter().collect();
+    ordered.sort_by(|a, b| (&a.domain, a.url.as_str()).cmp(&(&b.domain, b.url.as_str())));
+    let mut rankable: BTreeMap<&str, &CurrentReport> = BTreeMap::new();
+    let mut best_of_all: BTreeMap<&str, u8> = BTreeMap::new();
+    for report in ordered {
+        let best = best_of_all.entry(&report.domain).or_insert(0);
+        *best = (*best).max(report.score);
+        if report.off_ranking || !report.indexable {
+            continue;
+        }
+        let entry = rankable.entry(&report.domain).or_insert(report);
+        if report.score > entry.score {
+            *entry = report;
         }
     }
-    let window_secs = RANKING_WINDOW.as_secs().max(1);
-    let window = u64::try_from(now.as_second()).unwrap_or(0) / window_secs;
-    let window_start = Timestamp::from_second(i64::try_from(window * window_secs).unwrap_or(0))
-        .unwrap_or(Timestamp::UNIX_EPOCH);
-    let mut picks: BTreeMap<String, Vec<RankedDomain>> = BTreeMap::new();
-    let mut totals: BTreeMap<String, u64> = GRADES.iter().map(|g| (g.to_string(), 0)).collect();
-    let mut by_grade: BTreeMap<String, Vec<(u64, RankedDomain)>> = BTreeMap::new();
-    for (domain, row) in best {
-        let grade = Grade::from_score(row.score).to_string();
-        *totals.entry(grade.clone()).or_default() += 1;
-        let ranked = RankedDomain {
-            domain: domain.to_owned(),
-            score: row.score,
-            grade: grade.clone(),
-            report: row.id.clone(),
-            url: row.url.clone(),
-        };
-        by_grade
+    let mut picks: BTreeMap<Grade, Vec<RankedDomain>> =
+        GRADES.iter().map(|&grade| (grade, Vec::new())).collect();
+    let mut keyed: BTreeMap<Grade, Vec<(u64, &CurrentReport)>> = BTreeMap::new();
+    for (domain, report) in rankable {
+        let grade = Grade::from_score(report.score);
+        keyed
             .entry(grade)
             .or_default()
-            .push((key(window, domain), ranked));
+            .push((shuffle_key(window, domain), report));
     }
-    for grade in GRADES {
-        let mut all = by_grade.remove(&grade.to_string()).unwrap_or_default();
-        all.sort_by_key(|(k, _)| *k);
-        let mut chosen: Vec<RankedDomain> = all
+    for (grade, mut of_grade) in keyed {
+        of_grade.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.domain.cmp(&b.1.domain)));
+        let mut chosen: Vec<RankedDomain> = of_grade
             .into_iter()
             .take(RANKING_PER_GRADE)
-            .map(|(_, d)| d)
+            .map(|(_, report)| RankedDomain {
+                domain: report.domain.clone(),
+                score: report.score,
+                grade,
+                report: report.id.clone(),
+                url: report.url.clone(),
+                has_icon: report.has_icon,
+            })
             .collect();
         chosen.sort_by(|a, b| b.score.cmp(&a.score).then_with(|| a.domain.cmp(&b.domain)));
-        picks.insert(grade.to_string(), chosen);
+        picks.insert(grade, chosen);
+    }
+    let mut totals: BTreeMap<Grade, u64> = GRADES.iter().map(|&grade| (grade, 0)).collect();
+    for score in best_of_all.values() {
+        *totals.entry(Grade::from_score(*score)).or_default() += 1;
     }
     Ranking {
-        window_start,
+        window_start: window_start(window),
         picks,
         totals,
     }
+}
+
+/// A well-mixed 64-bit key of (window, domain): FNV-1a of the name, then SplitMix64's
+/// finaliser with the window folded in.
+fn shuffle_key(window: i64, domain: &str) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in domain.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    let mut z = hash ^ u64::from_ne_bytes(window.to_ne_bytes()).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn row(domain: &str, url: &str, score: u8) -> RankingRow {
-        RankingRow {
+    fn current(domain: &str, url: &str, score: u8) -> CurrentReport {
+        CurrentReport {
             domain: domain.into(),
-            url: url.into(),
-            id: format!("id-{url}"),
+            id: ReportId::random().unwrap(),
+            url: Url::parse(url).unwrap(),
+            created_at: Timestamp::UNIX_EPOCH,
             score,
-            grade: Grade::from_score(score).to_string(),
+            indexable: true,
+            off_ranking: false,
+            has_icon: false,
         }
     }
 
     #[test]
+    fn windows_are_thirty_minutes() {
+        let start: Timestamp = "2026-12-03T08:00:00Z".parse().unwrap();
+        let later = start + jiff::SignedDuration::from_secs(1_799);
+        let next = start + jiff::SignedDuration::from_secs(1_800);
+        assert_eq!(window_of(start), window_of(later));
+        assert_eq!(window_of(start) + 1, window_of(next));
+        assert_eq!(window_start(window_of(later)), start);
+    }
+
+    #[test]
+    fn keys_differ_between_windows_and_domains() {
+        assert_ne!(shuffle_key(1, "a.test"), shuffle_key(2, "a.test"));
+        assert_ne!(shuffle_key(1, "a.test"), shuffle_key(1, "b.test"));
+    }
+
+    #[test]
     fn six_per_grade_by_best_score_the_same_within_a_window() {
-        let mut rows: Vec<RankingRow> = (0..20)
-            .map(|n| row(&format!("a{n}.test"), &format!("https://a{n}.test/"), 95))
+        let mut rows: Vec<CurrentReport> = (0..20)
+            .map(|n| current(&format!("a{n}.test"), &format!("https://a{n}.test/"), 95))
             .collect();
-        rows.push(row("b.test", "https://b.test/1", 50));
-        rows.push(row("b.test", "https://b.test/2", 85));
+        rows.push(current("b.test", "https://b.test/1", 50));
+        rows.push(current("b.test", "https://b.test/2", 85));
         let t: Timestamp = "2026-03-01T10:05:00Z".parse().unwrap();
-        let r = ranking(&rows, t);
-        assert_eq!(r.picks["A"].len(), RANKING_PER_GRADE);
-        assert_eq!(r.totals["A"], 20);
-        assert_eq!(r.picks["B"][0].domain, "b.test", "by its best score");
-        assert_eq!(r.totals["F"], 0, "b.test counted once");
+        let r = rank(&rows, t);
+        assert_eq!(r.picks[&Grade::A].len(), RANKING_PER_GRADE);
+        assert_eq!(r.totals[&Grade::A], 20);
+        assert_eq!(r.picks[&Grade::B][0].domain, "b.test", "by its best score");
+        assert_eq!(r.picks[&Grade::B][0].url.as_str(), "https://b.test/2");
+        assert_eq!(r.totals[&Grade::F], 0, "b.test counted once");
         assert_eq!(r.window_start.to_string(), "2026-03-01T10:00:00Z");
-        let same = ranking(&rows, "2026-03-01T10:29:59Z".parse().unwrap());
+        let same = rank(&rows, "2026-03-01T10:29:59Z".parse().unwrap());
         assert_eq!(r.picks, same.picks);
-        let windows: std::collections::BTreeSet<Vec<String>> = (0..8)
-            .map(|w| {
-                let t = Timestamp::from_second(1_800 * (1_000_000 + w)).unwrap();
-                ranking(&rows, t).picks["A"]
-                    .iter()
-                    .map(|d| d.domain.clone())
-                    .collect()
-            })
-            .collect();
-        assert!(windows.len() > 1, "the pick changes between windows");
+        assert_eq!(
+            serde_json::to_value(&r).unwrap()["totals"],
+            serde_json::json!({"A": 20, "B": 1, "C": 0, "D": 0, "F": 0})
+        );
     }
 }

@@ -174,7 +174,7 @@ impl Scheduler {
             Ok(analysis) => store.finish_report(&id, analysis).await?,
             Err(error) => {
                 store
-                    .fail_report(&id, &crate::failure_message(error))
+                    .fail_report(&id, &crate::worker::failure_message(error))
                     .await?
             }
         }

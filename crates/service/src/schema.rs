@@ -35,7 +35,7 @@ pub static SCHEMA: Schema = Schema {
 /// id, and leave the reports table: with them inline every row was 14–28 KB, so every list,
 /// count, ranking and retention scan read (and every delete freed) the documents too; a 16 GB
 /// SQLite file for a million reports. New documents are stored deflated with a dictionary
-/// (`store::codec`, `encoding` 1); the moved ones stay plain JSON (`encoding` 0: SQL cannot
+/// (`codec`, `encoding` 1); the moved ones stay plain JSON (`encoding` 0: SQL cannot
 /// deflate) and read back as they were. Deleting a report deletes its document (the foreign
 /// key), whichever path deletes it.
 const DOCUMENTS_SQLITE_V3: &str = "

@@ -73,7 +73,7 @@ impl Service {
     }
 }
 
-/// Serve `app` (the API's [`crate::router`], with the pages merged in) on `listener` until
+/// Serve `app` (the API's [`crate::api::router`], with the pages merged in) on `listener` until
 /// `shutdown` completes, with [`WORKERS`] workers, and the scheduler and maintenance as
 /// `options` say; then stop them, giving them [`SHUTDOWN_GRACE`].
 pub async fn serve(

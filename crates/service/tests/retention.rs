@@ -52,11 +52,11 @@ async fn old_reports_fold_into_monthly_summaries_and_the_newest_per_url_stays() 
         assert!(store.report(&failed).await.unwrap().is_none());
         assert!(store.report(&recent).await.unwrap().is_some());
         let summaries = store.summaries("f.test").await.unwrap();
-        let view: Vec<(&str, i64, i64, i64, f64, i64)> = summaries
+        let view: Vec<(String, u64, u64, u8, f64, u8)> = summaries
             .iter()
             .map(|s| {
                 (
-                    s.month.as_str(),
+                    s.month.to_string(),
                     s.reports,
                     s.urls,
                     s.best,
@@ -68,8 +68,8 @@ async fn old_reports_fold_into_monthly_summaries_and_the_newest_per_url_stays() 
         assert_eq!(
             view,
             vec![
-                ("2026-02", 1, 1, 70, 70.0, 70),
-                ("2026-01", 2, 2, 90, 65.0, 40)
+                ("2026-02".to_owned(), 1, 1, 70, 70.0, 70),
+                ("2026-01".to_owned(), 2, 2, 90, 65.0, 40)
             ]
         );
         let (rows, total) = store.domain_reports("f.test", 10).await.unwrap();

@@ -70,10 +70,7 @@ async fn service(
         .resolve
         .push(format!("down.test:{down_port}:127.0.0.1").parse().unwrap());
     let fetcher = fetch::Fetcher::new(config).unwrap();
-    let config = ServiceConfig {
-        public_url: "http://service.test/".parse().unwrap(),
-        limits: audit::Limits::default(),
-    };
+    let config = ServiceConfig::new("http://service.test/".parse().unwrap());
     Service::new(store, fetcher, config, clock)
 }
 

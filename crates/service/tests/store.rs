@@ -8,8 +8,9 @@ use db::testing::on_both_backends;
 use db::Holder;
 use jiff::SignedDuration;
 use service::limits::{ICON_REFRESH, ICON_RETRY, JOB_LEASE, RESULT_LIFETIME};
+use service::ranking::{rank, Ranking};
 use service::store::Backoff;
-use service::{ReportState, Store};
+use service::{ReportId, ReportState, Store};
 use url::Url;
 
 fn u(s: &str) -> Url {
@@ -131,7 +132,7 @@ async fn pastes_are_never_listed_ranked_or_scheduled() {
             "bytes as received"
         );
         assert_eq!(store.domain_reports("p.test", 10).await.unwrap().1, 0);
-        assert!(store.ranking_rows().await.unwrap().is_empty());
+        assert!(store.current_reports().await.unwrap().is_empty());
         let later = after(now, RESULT_LIFETIME * 2);
         assert!(store.next_due(later).await.unwrap().is_none());
     })
@@ -165,14 +166,34 @@ async fn the_ranking_takes_each_urls_newest_report_and_leaves_out_noindex_and_of
             day(2),
         );
         store.finish_report(&id, &blocked).await.unwrap();
-        let rows = store.ranking_rows().await.unwrap();
-        let seen: Vec<(&str, u8)> = rows.iter().map(|r| (r.domain.as_str(), r.score)).collect();
-        assert_eq!(seen, vec![("a.test", 90), ("b.test", 70)]);
-        assert_eq!(rows[0].id, newest.as_str());
+        let picked = |ranking: &Ranking| -> Vec<(String, u8, ReportId)> {
+            let mut all: Vec<_> = ranking
+                .picks
+                .values()
+                .flatten()
+                .map(|d| (d.domain.clone(), d.score, d.report.clone()))
+                .collect();
+            all.sort();
+            all
+        };
+        let ranking = rank(&store.current_reports().await.unwrap(), day(3));
+        let seen = picked(&ranking);
+        assert_eq!(
+            seen.iter()
+                .map(|(d, s, _)| (d.as_str(), *s))
+                .collect::<Vec<_>>(),
+            vec![("a.test", 90), ("b.test", 70)]
+        );
+        assert_eq!(seen[0].2, newest);
+        assert_eq!(
+            ranking.totals.values().sum::<u64>(),
+            4,
+            "the totals count every domain analysed, noindex ones too"
+        );
         store.remove_domain("b.test", true).await.unwrap();
         done_report(&store, "https://b.test/", day(3), 75).await;
-        let rows = store.ranking_rows().await.unwrap();
-        assert_eq!(rows.len(), 1, "b.test is kept off the ranking: {rows:?}");
+        let ranking = rank(&store.current_reports().await.unwrap(), day(3));
+        assert_eq!(picked(&ranking).len(), 1, "b.test is kept off the ranking");
     })
     .await;
 }

@@ -119,35 +119,6 @@ pub fn time(at: Timestamp) -> Markup {
     html! { time datetime=(at.to_string()) { (shown) } }
 }
 
-/// The address of a domain page.
-pub fn domain_href(domain: &str) -> String {
-    format!("/score/{}", segment(domain))
-}
-
-/// The address of a report page.
-pub fn report_href(domain: &str, id: &crate::ReportId) -> String {
-    format!("/score/{}/{}", segment(domain), id)
-}
-
-/// The address of a domain's icon.
-pub fn icon_href(domain: &str) -> String {
-    format!("/icon/{}", segment(domain))
-}
-
-/// A path segment: everything outside the unreserved set percent-encoded (an IPv6 literal's
-/// brackets and colons included).
-pub fn segment(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(byte));
-        } else {
-            let _ = write!(out, "%{byte:02X}");
-        }
-    }
-    out
-}
-
 /// Markup known to be safe (our own generated SVG or rendered Markdown).
 pub fn trusted(markup: String) -> PreEscaped<String> {
     PreEscaped(markup)
@@ -162,11 +133,5 @@ mod tests {
         assert_eq!(visible("a\u{1b}[2Jb"), "a\\x1b[2Jb");
         assert_eq!(visible("/admin\u{202e}txt.exe"), "/admin\\u{202e}txt.exe");
         assert_eq!(visible("plain"), "plain");
-    }
-
-    #[test]
-    fn segments_are_encoded() {
-        assert_eq!(segment("[2001:db8::1]"), "%5B2001%3Adb8%3A%3A1%5D");
-        assert_eq!(segment("example.com"), "example.com");
     }
 }

@@ -1,56 +1,18 @@
-//! `/sitemap.xml`: the domain pages and current report pages that may be indexed, with
-//! `lastmod`; a sitemap index over numbered files once there are more than
-//! [`MAX_SITEMAP_ENTRIES`].
+//! `/sitemap.xml`: the pages the service publishes ([`service::published`]) as a sitemap, or
+//! a sitemap index over numbered files once there are more than [`MAX_SITEMAP_ENTRIES`].
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use jiff::Timestamp;
+use service::paths::absolute;
+use service::published::Published;
 use url::Url;
-
-use crate::data::CurrentReport;
-use crate::html::{domain_href, report_href};
 
 /// The most URLs in one sitemap file (the sitemaps protocol's limit).
 pub const MAX_SITEMAP_ENTRIES: usize = 50_000;
 
-/// One URL of the sitemap.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
-    /// The path on this site (`/score/example.com`).
-    pub path: String,
-    /// When it last changed.
-    pub lastmod: Timestamp,
-}
-
-/// The entries, in a stable order: each domain page, then its indexable current reports.
-/// A URL that may not be indexed is left out (with its older reports, which are never
-/// current); a domain page only when at least one of its URLs may be indexed.
-pub fn entries(current: &[CurrentReport]) -> Vec<Entry> {
-    let mut by_domain: BTreeMap<&str, Vec<&CurrentReport>> = BTreeMap::new();
-    for report in current.iter().filter(|report| report.indexable) {
-        by_domain.entry(&report.domain).or_default().push(report);
-    }
-    let mut out = Vec::new();
-    for (domain, mut reports) in by_domain {
-        reports.sort_by(|a, b| a.url.as_str().cmp(b.url.as_str()));
-        let newest = reports.iter().map(|report| report.analysed_at).max();
-        if let Some(lastmod) = newest {
-            out.push(Entry {
-                path: domain_href(domain),
-                lastmod,
-            });
-        }
-        out.extend(reports.iter().map(|report| Entry {
-            path: report_href(domain, &report.id),
-            lastmod: report.analysed_at,
-        }));
-    }
-    out
-}
-
 /// What `/sitemap.xml` answers: one urlset, or an index of the numbered files.
-pub fn root(entries: &[Entry], public: &Url) -> String {
+pub fn root(entries: &[Published], public: &Url) -> String {
     if entries.len() <= MAX_SITEMAP_ENTRIES {
         return urlset(entries, public);
     }
@@ -71,7 +33,7 @@ pub fn root(entries: &[Entry], public: &Url) -> String {
 }
 
 /// The numbered file `n` (1-based), when the index lists it.
-pub fn part(entries: &[Entry], public: &Url, n: usize) -> Option<String> {
+pub fn part(entries: &[Published], public: &Url, n: usize) -> Option<String> {
     if entries.len() <= MAX_SITEMAP_ENTRIES || n == 0 {
         return None;
     }
@@ -86,7 +48,7 @@ pub fn part_path(n: usize) -> String {
     format!("/sitemaps/{n}.xml")
 }
 
-fn urlset(entries: &[Entry], public: &Url) -> String {
+fn urlset(entries: &[Published], public: &Url) -> String {
     let mut xml = String::with_capacity(entries.len() * 120 + 200);
     xml.push_str(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
@@ -102,11 +64,6 @@ fn urlset(entries: &[Entry], public: &Url) -> String {
     }
     xml.push_str("</urlset>\n");
     xml
-}
-
-/// `public` with `path` (already percent-encoded) in place of its path.
-pub fn absolute(public: &Url, path: &str) -> String {
-    format!("{}{}", public.as_str().trim_end_matches('/'), path)
 }
 
 fn w3c(at: Timestamp) -> String {

@@ -14,10 +14,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use audit::crawlers::BOT_TOKEN;
+use db::Backend;
 use fantoccini::{Client, ClientBuilder, Locator};
 use fetch::{FetchConfig, Fetcher, ResolvePin};
-use site::memory::MemoryData;
-use site::SiteConfig;
 use testweb::{Reply, TestWeb};
 use url::Url;
 
@@ -144,23 +143,6 @@ fn fetcher(web: &TestWeb, hosts: &[&str]) -> Fetcher {
     Fetcher::new(config).expect("a fetcher")
 }
 
-/// The site on a loopback port, over `data`.
-async fn serve(data: &MemoryData) -> SocketAddr {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("a loopback port");
-    let addr = listener.local_addr().expect("its address");
-    let public = Url::parse(&format!("http://{addr}/")).expect("the site's URL");
-    let mut config = SiteConfig::new(public);
-    config.data_refresh = Duration::ZERO;
-    let app = site::router(Arc::new(data.clone()), config);
-    tokio::spawn(async move {
-        let service = app.into_make_service_with_connect_info::<SocketAddr>();
-        let _ = axum::serve(listener, service).await;
-    });
-    addr
-}
-
 fn browser_present() -> bool {
     let present =
         std::path::Path::new(CHROMEDRIVER).exists() && std::path::Path::new(CHROMIUM).exists();
@@ -176,19 +158,15 @@ async fn analyse_browse_and_paste_in_a_real_browser() {
         return;
     }
     // One after the other: two browsers at once on a small machine make slow pages.
-    for backend in [Backend::Memory, Backend::Service] {
+    for backend in [Backend::Sqlite, Backend::Postgres] {
+        if backend == Backend::Postgres && db::testing::postgres_skipped() {
+            eprintln!("SKIPPED: the PostgreSQL walk (JITTYBOT_TEST_POSTGRES=skip)");
+            continue;
+        }
         tokio::time::timeout(SESSION_LIMIT, session(backend))
             .await
             .expect("the browser session ends within its limit");
     }
-}
-
-/// What the site runs on: the in-memory data, or the service's store and workers, merged
-/// with its API as `jittybot serve` does.
-#[derive(Clone, Copy, Debug)]
-enum Backend {
-    Memory,
-    Service,
 }
 
 fn test_web_site(web: &TestWeb) {
@@ -223,22 +201,10 @@ const SEEDS: [(&str, bool); 2] = [
     ("https://hidden.test/", true),
 ];
 
-async fn serve_memory(web: &TestWeb) -> SocketAddr {
-    let data = MemoryData::with_fetcher(fetcher(web, &["example.test"]));
-    for (url, noindex) in SEEDS {
-        data.insert(Url::parse(url).expect("a URL"), seeded(url, noindex));
-    }
-    serve(&data).await
-}
-
-async fn serve_service(web: &TestWeb, folder: &std::path::Path) -> SocketAddr {
-    let target: db::DbTarget = folder
-        .join("site.sqlite")
-        .display()
-        .to_string()
-        .parse()
-        .expect("a SQLite target");
-    let store = service::Store::open(&target).await.expect("the store");
+/// The service (its store, workers and API, merged with the pages as `jittybot serve` does)
+/// on a loopback port.
+async fn serve_service(web: &TestWeb, target: &db::DbTarget) -> SocketAddr {
+    let store = service::Store::open(target).await.expect("the store");
     let now = jiff::Timestamp::now();
     for (url, noindex) in SEEDS {
         let id = store
@@ -258,23 +224,15 @@ async fn serve_service(web: &TestWeb, folder: &std::path::Path) -> SocketAddr {
         .expect("a loopback port");
     let addr = listener.local_addr().expect("its address");
     let public = Url::parse(&format!("http://{addr}/")).expect("the site's URL");
-    let config = service::ServiceConfig {
-        public_url: public.clone(),
-        limits: audit::Limits::default(),
-    };
+    let mut config = service::ServiceConfig::new(public);
+    config.data_refresh = Duration::ZERO;
     let service = service::Service::new(
         store,
         fetcher(web, &["example.test"]),
         config,
         Arc::new(service::SystemClock),
     );
-    let mut site_config = SiteConfig::new(public);
-    site_config.data_refresh = Duration::ZERO;
-    let pages = site::router(
-        Arc::new(service::ServiceData::new(service.clone())),
-        site_config,
-    );
-    let app = service::router(service.clone()).merge(pages);
+    let app = service::router(service.clone()).merge(site::router(service.clone()));
     let options = service::ServeOptions {
         scheduler: false,
         maintenance: false,
@@ -295,9 +253,12 @@ async fn session(backend: Backend) {
     let folder =
         std::env::temp_dir().join(format!("site-browser-{}-{backend:?}", std::process::id()));
     std::fs::create_dir_all(&folder).expect("a scratch folder");
-    let (addr, prefix) = match backend {
-        Backend::Memory => (serve_memory(&web).await, ""),
-        Backend::Service => (serve_service(&web, &folder).await, "service-"),
+    let store = db::testing::TestDb::new(backend).await;
+    let addr = serve_service(&web, &store.target).await;
+    // The SQLite walk's screenshots are the site's; the PostgreSQL walk's are prefixed.
+    let prefix = match backend {
+        Backend::Sqlite => "",
+        Backend::Postgres => "postgres-",
     };
     let driver = start_driver().await;
     let client = browser(&driver, &folder.join("profile")).await;
@@ -309,6 +270,7 @@ async fn session(backend: Backend) {
     let _ = client.close().await;
     drop(driver);
     let _ = std::fs::remove_dir_all(&folder);
+    store.cleanup().await;
     if let Err(failure) = result {
         std::panic::resume_unwind(failure.into_panic());
     }

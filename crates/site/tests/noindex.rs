@@ -3,8 +3,7 @@
 
 mod common;
 
-use common::{analysis, app, get, url};
-use site::memory::MemoryData;
+use common::{analysis, app, get, store};
 
 const PLAIN: &str = "User-agent: *\nDisallow: /private\n";
 
@@ -19,11 +18,16 @@ struct Seen {
 }
 
 async fn seen(page: &str, robots: &str, headers: &[&str], metas: &[(&str, &str)]) -> Seen {
-    let data = MemoryData::new();
-    let id = data.insert(
-        url(page),
-        analysis(page, robots, headers, metas, "2026-11-01T10:00:00Z"),
-    );
+    let data = store().await;
+    let id = data
+        .insert(&analysis(
+            page,
+            robots,
+            headers,
+            metas,
+            "2026-11-01T10:00:00Z",
+        ))
+        .await;
     let app = app(&data);
     let report = get(&app, &format!("/score/site.test/{id}")).await;
     assert_eq!(report.status(), 200, "{}", report.body);
@@ -146,27 +150,23 @@ async fn hostile_crawler_names_are_not_passed_on() {
 
 #[tokio::test]
 async fn older_reports_follow_the_newest_report_of_their_url() {
-    let data = MemoryData::new();
+    let data = store().await;
     let page = "https://site.test/";
-    let old = data.insert(
-        url(page),
-        analysis(page, PLAIN, &[], &[], "2026-10-01T10:00:00Z"),
-    );
-    let new = data.insert(
-        url(page),
-        analysis(
+    let old = data
+        .insert(&analysis(page, PLAIN, &[], &[], "2026-10-01T10:00:00Z"))
+        .await;
+    let new = data
+        .insert(&analysis(
             page,
             PLAIN,
             &[],
             &[("robots", "noindex")],
             "2026-11-01T10:00:00Z",
-        ),
-    );
+        ))
+        .await;
     let other = "https://site.test/other";
-    data.insert(
-        url(other),
-        analysis(other, PLAIN, &[], &[], "2026-11-01T10:00:00Z"),
-    );
+    data.insert(&analysis(other, PLAIN, &[], &[], "2026-11-01T10:00:00Z"))
+        .await;
     let app = app(&data);
     let old_page = get(&app, &format!("/score/site.test/{old}")).await;
     assert_eq!(old_page.headers("x-robots-tag"), vec!["noindex"]);
@@ -183,13 +183,17 @@ async fn older_reports_follow_the_newest_report_of_their_url() {
 
 #[tokio::test]
 async fn a_domain_page_is_noindex_when_none_of_its_urls_may_be_indexed() {
-    let data = MemoryData::new();
+    let data = store().await;
     for path in ["/a", "/b"] {
         let page = format!("https://site.test{path}");
-        data.insert(
-            url(&page),
-            analysis(&page, PLAIN, &["noindex"], &[], "2026-11-01T10:00:00Z"),
-        );
+        data.insert(&analysis(
+            &page,
+            PLAIN,
+            &["noindex"],
+            &[],
+            "2026-11-01T10:00:00Z",
+        ))
+        .await;
     }
     let app = app(&data);
     let domain = get(&app, "/score/site.test").await;
@@ -203,11 +207,11 @@ async fn a_domain_page_is_noindex_when_none_of_its_urls_may_be_indexed() {
 
 /// Stores one report whose robots.txt answered with `outcome`, and whether it is published.
 async fn published_with(outcome: audit::report::RobotsStatus) -> Seen {
-    let data = MemoryData::new();
+    let data = store().await;
     let page = "https://site.test/";
     let mut report = analysis(page, "", &[], &[], "2026-11-01T10:00:00Z");
     report.robots.outcome = outcome;
-    let id = data.insert(url(page), report);
+    let id = data.insert(&report).await;
     let app = app(&data);
     let answer = get(&app, &format!("/score/site.test/{id}")).await;
     Seen {

@@ -4,8 +4,7 @@
 
 mod common;
 
-use common::{analysis, app, get, url};
-use site::memory::MemoryData;
+use common::{analysis, app, get, store};
 
 #[path = "../../../testdata/corpus/reader.rs"]
 mod corpus;
@@ -26,7 +25,7 @@ fn listing_len(body: &str) -> usize {
 
 #[tokio::test]
 async fn every_sample_file_renders_within_the_budget() {
-    let data = MemoryData::new();
+    let data = store().await;
     let files = corpus::sample_files();
     let mut ids = Vec::new();
     for (n, path) in files.iter().enumerate() {
@@ -34,7 +33,7 @@ async fn every_sample_file_renders_within_the_budget() {
         let page = format!("https://site{n}.test/");
         let text = String::from_utf8_lossy(&body).into_owned();
         let report = analysis(&page, &text, &[], &[], "2026-11-01T10:00:00Z");
-        ids.push((n, data.insert(url(&page), report), path));
+        ids.push((n, data.insert(&report).await, path));
     }
     let app = app(&data);
     let mut largest = (0, String::new());

@@ -4,27 +4,20 @@
 mod common;
 
 use axum::body::Body;
-use common::{analysis, app, get, scored, send, url};
+use common::{analysis, app, at, get, scored, send, store, url};
 use http::Request;
-use site::memory::MemoryData;
-use site::{MonthlySummary, ReportState};
 
 #[tokio::test]
 async fn a_folded_report_redirects_to_its_domain_page() {
-    let data = MemoryData::new();
+    let data = store().await;
     let page = "https://site.test/";
-    let id = data.insert(url(page), scored(page, 91, "2026-01-10T10:00:00Z"));
-    data.insert(url(page), scored(page, 92, "2026-11-10T10:00:00Z"));
-    let summary = MonthlySummary {
-        year: 2026,
-        month: 1,
-        reports: 1,
-        urls: 1,
-        best: 91,
-        average: 91.0,
-        lowest: 91,
-    };
-    data.fold(&id, summary);
+    let id = data.insert(&scored(page, 91, "2026-01-10T10:00:00Z")).await;
+    data.insert(&scored(page, 92, "2026-11-10T10:00:00Z")).await;
+    // Six months after the newer report: the January one is folded into its month.
+    data.store()
+        .retention(at("2027-05-11T00:00:00Z"), false)
+        .await
+        .expect("a retention pass");
     let app = app(&data);
     let answer = get(&app, &format!("/score/site.test/{id}")).await;
     assert_eq!(answer.status(), 308);
@@ -37,7 +30,8 @@ async fn a_folded_report_redirects_to_its_domain_page() {
 
 #[tokio::test]
 async fn unknown_reports_and_hostile_ids_get_the_404_page() {
-    let app = app(&MemoryData::new());
+    let data = store().await;
+    let app = app(&data);
     for path in [
         "/score/site.test/nope",
         "/score/site.test/%3Cscript%3E",
@@ -54,19 +48,18 @@ async fn unknown_reports_and_hostile_ids_get_the_404_page() {
 
 #[tokio::test]
 async fn everything_from_the_analysed_site_is_escaped() {
-    let data = MemoryData::new();
+    let data = store().await;
     let page = "https://site.test/?q=%22%3E%3Cscript%3Ealert(1)%3C/script%3E";
     let robots = "User-agent: *\n<script>alert(1)</script>\nDisallow: /a\u{1b}[2J\u{202e}gpj.exe\nSitemap: javascript:alert(1)\"><img src=x onerror=alert(1)>\n";
-    let id = data.insert(
-        url(page),
-        analysis(
+    let id = data
+        .insert(&analysis(
             page,
             robots,
             &["<b>noarchive</b>"],
             &[("robots", "\"><script>alert(2)</script>")],
             "2026-11-01T10:00:00Z",
-        ),
-    );
+        ))
+        .await;
     let app = app(&data);
     let body = get(&app, &format!("/score/site.test/{id}")).await.body;
     assert!(!body.contains("<script>"), "{body}");
@@ -82,7 +75,7 @@ async fn everything_from_the_analysed_site_is_escaped() {
 
 #[tokio::test]
 async fn every_answer_carries_the_security_headers() {
-    let data = MemoryData::new();
+    let data = store().await;
     let app = app(&data);
     for path in [
         "/",
@@ -114,9 +107,9 @@ async fn every_answer_carries_the_security_headers() {
 
 #[tokio::test]
 async fn the_pages_use_no_script_and_no_inline_style() {
-    let data = MemoryData::new();
+    let data = store().await;
     let page = "https://site.test/";
-    let id = data.insert(url(page), scored(page, 95, "2026-11-01T10:00:00Z"));
+    let id = data.insert(&scored(page, 95, "2026-11-01T10:00:00Z")).await;
     let app = app(&data);
     for path in [
         "/".to_owned(),
@@ -136,8 +129,15 @@ async fn the_pages_use_no_script_and_no_inline_style() {
 
 #[tokio::test]
 async fn the_stylesheet_and_icons_are_cached_long() {
-    let data = MemoryData::new();
-    data.set_icon("site.test", vec![0x89, b'P', b'N', b'G']);
+    let data = store().await;
+    data.store()
+        .set_icon(
+            "site.test",
+            Some(&[0x89, b'P', b'N', b'G']),
+            at("2026-11-01T10:00:00Z"),
+        )
+        .await
+        .expect("an icon");
     let app = app(&data);
     let home = get(&app, "/").await.body;
     let start = home.find("/static/site.").expect("the stylesheet link");
@@ -181,7 +181,7 @@ fn multipart(fields: &[(&str, &str)]) -> Request<Body> {
 
 #[tokio::test]
 async fn a_paste_is_shown_only_at_its_address_and_never_indexed() {
-    let data = MemoryData::new();
+    let data = store().await;
     let app = app(&data);
     let answer = send(
         &app,
@@ -212,11 +212,12 @@ async fn a_paste_is_shown_only_at_its_address_and_never_indexed() {
 
 #[tokio::test]
 async fn an_empty_or_oversized_paste_is_refused_in_plain_words() {
-    let app = app(&MemoryData::new());
+    let data = store().await;
+    let app = app(&data);
     let empty = send(&app, multipart(&[("robots", "  \n")])).await;
     assert_eq!(empty.status(), 400);
     assert!(empty.body.contains("Paste a robots.txt"));
-    let big = "a".repeat(site::MAX_PASTE_BYTES + 1);
+    let big = "a".repeat(service::limits::MAX_PASTE_BYTES + 1);
     let over = send(&app, multipart(&[("file", &big)])).await;
     assert_eq!(over.status(), 400);
     assert!(
@@ -228,7 +229,8 @@ async fn an_empty_or_oversized_paste_is_refused_in_plain_words() {
 
 #[tokio::test]
 async fn a_bad_address_is_refused_on_the_home_page() {
-    let app = app(&MemoryData::new());
+    let data = store().await;
+    let app = app(&data);
     let request = Request::post("/analyze")
         .header("content-type", "application/x-www-form-urlencoded")
         .body(Body::from(
@@ -250,14 +252,16 @@ async fn a_bad_address_is_refused_on_the_home_page() {
 
 #[tokio::test]
 async fn an_analysis_in_progress_reloads_itself_and_a_failure_is_explained() {
-    let data = MemoryData::new();
-    let queued = data.insert_state(url("https://site.test/"), ReportState::Queued);
-    let failed = data.insert_state(
-        url("https://site.test/x"),
-        ReportState::Failed(
-            "The address 10.0.0.1 is private: the bot only visits public sites.".into(),
-        ),
-    );
+    let data = store().await;
+    let now = at("2026-11-01T10:00:00Z");
+    let queued = data.insert_queued(&url("https://site.test/"), now).await;
+    let failed = data
+        .insert_failed(
+            &url("https://site.test/x"),
+            now,
+            "The address 10.0.0.1 is private: the bot only visits public sites.",
+        )
+        .await;
     let app = app(&data);
     let progress = get(&app, &format!("/score/site.test/{queued}")).await;
     assert!(progress
@@ -275,15 +279,15 @@ async fn an_analysis_in_progress_reloads_itself_and_a_failure_is_explained() {
 
 #[tokio::test]
 async fn a_report_shows_what_changed_since_the_previous_one() {
-    let data = MemoryData::new();
+    let data = store().await;
     let page = "https://site.test/";
     let before = "User-agent: *\nDissallow: /old\nDisallow: /keep\n";
     let after = "User-agent: *\nDisallow: /keep\nDisallow: /new\nCrawl-delay: abc\n";
     let first = analysis(page, before, &[], &[], "2026-10-01T10:00:00Z");
     let second = analysis(page, after, &[], &[], "2026-11-01T10:00:00Z");
     let (old_score, new_score) = (first.score, second.score);
-    let first_id = data.insert(url(page), first);
-    let id = data.insert(url(page), second);
+    let first_id = data.insert(&first).await;
+    let id = data.insert(&second).await;
     let app = app(&data);
     let body = get(&app, &format!("/score/site.test/{id}")).await.body;
     assert!(body.contains("What changed"));
@@ -302,13 +306,18 @@ async fn a_report_shows_what_changed_since_the_previous_one() {
 
 #[tokio::test]
 async fn a_report_shows_lines_findings_crawlers_and_the_scoring_link() {
-    let data = MemoryData::new();
+    let data = store().await;
     let page = "https://site.test/";
     let robots = "User-agent: GPTBot\nDisallow: /\n\nUser-agent: *\nDissallow: /x\nSitemap: https://site.test/sitemap.xml\n";
-    let id = data.insert(
-        url(page),
-        analysis(page, robots, &["noarchive"], &[], "2026-11-01T10:00:00Z"),
-    );
+    let id = data
+        .insert(&analysis(
+            page,
+            robots,
+            &["noarchive"],
+            &[],
+            "2026-11-01T10:00:00Z",
+        ))
+        .await;
     let body = get(&app(&data), &format!("/score/site.test/{id}"))
         .await
         .body;
@@ -329,7 +338,8 @@ async fn a_report_shows_lines_findings_crawlers_and_the_scoring_link() {
 
 #[tokio::test]
 async fn the_scoring_page_is_scoring_md() {
-    let body = get(&app(&MemoryData::new()), "/scoring").await.body;
+    let data = store().await;
+    let body = get(&app(&data), "/scoring").await.body;
     assert!(body.contains("<h1>How scoring works</h1>"));
     assert!(body.contains(&format!(
         "scoring method version {}",
@@ -346,7 +356,8 @@ async fn the_scoring_page_is_scoring_md() {
 
 #[tokio::test]
 async fn the_bot_page_names_its_address_and_how_to_block_it() {
-    let body = get(&app(&MemoryData::new()), "/bot").await.body;
+    let data = store().await;
+    let body = get(&app(&data), "/bot").await.body;
     assert!(body.contains("+https://robotstxtparser.test/bot"));
     assert!(body.contains("User-agent: RobotsTxtParser\nDisallow: /"));
     assert!(body.contains("robots@leopoletto.dev"));
@@ -354,14 +365,14 @@ async fn the_bot_page_names_its_address_and_how_to_block_it() {
 
 #[tokio::test]
 async fn the_stats_page_counts_grades_crawlers_findings_and_months() {
-    let data = MemoryData::new();
+    let data = store().await;
     let robots = "User-agent: GPTBot\nDisallow: /\n\nUser-agent: *\nDissallow: /x\n";
     for (n, at) in ["2026-10-01T10:00:00Z", "2026-11-01T10:00:00Z"]
         .iter()
         .enumerate()
     {
         let page = format!("https://site{n}.test/");
-        data.insert(url(&page), analysis(&page, robots, &[], &[], at));
+        data.insert(&analysis(&page, robots, &[], &[], at)).await;
     }
     let body = get(&app(&data), "/stats").await.body;
     assert!(body.contains("GPTBot"));

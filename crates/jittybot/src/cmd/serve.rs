@@ -1,6 +1,6 @@
-//! `jittybot serve`: RobotsTxtParser the service. The JSON API and the pages (`crates/site`
-//! on `service::ServiceData`), the analysis workers, the schedule and the hourly retention
-//! pass, on one store.
+//! `jittybot serve`: RobotsTxtParser the service. The JSON API and the pages (`crates/site`,
+//! rendering what the service decides), the analysis workers, the schedule and the hourly
+//! retention pass, on one store.
 
 use std::io::{BufReader, Write};
 use std::net::SocketAddr;
@@ -132,17 +132,13 @@ async fn serve(args: Args) -> anyhow::Result<()> {
         ..audit::Limits::default()
     };
     let config = ServiceConfig {
-        public_url: public_url.clone(),
         limits,
+        ..ServiceConfig::new(public_url.clone())
     };
     let icons = service::icons::FetchedIcons::new(fetcher.clone());
     let service = Service::new(store, fetcher, config, Arc::new(SystemClock));
     service.set_icon_source(Arc::new(icons));
-    let pages = Arc::new(service::ServiceData::new(service.clone()));
-    let app = service::router(service.clone()).merge(site::router(
-        pages,
-        site::SiteConfig::new(public_url.clone()),
-    ));
+    let app = service::router(service.clone()).merge(site::router(service.clone()));
     println!("RobotsTxtParser listening on http://{local}/ (public address {public_url})");
     let _ = std::io::stdout().flush();
     let options = ServeOptions {

@@ -1,18 +1,18 @@
 //! Reports: queued, running, finished, failed, pasted; read by id, URL and domain.
 
-use audit::Analysis;
+use audit::{Analysis, Grade};
 use db::sqlx;
 use jiff::Timestamp;
-use serde::Serialize;
 use url::Url;
 
-use super::{codec, ms, ts, ReportRow, ReportState, Store};
+use super::{ms, ts, ReportRow, ReportState, Store, StoredReport};
+use crate::codec;
 use crate::error::{q, ServiceError};
 use crate::ids::{registrable_domain, site_of, ReportId};
 
 /// The columns of a [`ReportRow`], in its order.
 pub(crate) const ROW_COLUMNS: &str = "id, domain, url, is_paste, scheduled, state, created_at, \
-     analysed_at, score, grade, indexable, error";
+     analysed_at, score, indexable, error";
 
 /// One row of [`ROW_COLUMNS`] as read, by column name (`sqlx::FromRow` below).
 struct DbRow {
@@ -25,7 +25,6 @@ struct DbRow {
     created_at: i64,
     analysed_at: Option<i64>,
     score: Option<i64>,
-    grade: Option<String>,
     indexable: bool,
     error: Option<String>,
 }
@@ -62,7 +61,6 @@ macro_rules! from_row {
                     created_at: r.try_get("created_at")?,
                     analysed_at: r.try_get("analysed_at")?,
                     score: r.try_get("score")?,
-                    grade: r.try_get("grade")?,
                     indexable: r.try_get("indexable")?,
                     error: r.try_get("error")?,
                 })
@@ -95,36 +93,39 @@ from_row!(sqlx::sqlite::SqliteRow);
 from_row!(sqlx::postgres::PgRow);
 
 impl DbRow {
-    /// The typed row; `None` for a row this service did not write (an id that is not one).
+    /// The typed row; `None` (logged) for a row this service did not write (an id that is
+    /// not one).
     fn into_row(self) -> Option<ReportRow> {
+        let Ok(id) = self.id.parse() else {
+            tracing::warn!(id = %self.id, "a stored report with a foreign id is skipped");
+            return None;
+        };
+        let url = self.url.and_then(|text| match Url::parse(&text) {
+            Ok(url) => Some(url),
+            Err(error) => {
+                tracing::warn!(id = %self.id, %error, "a stored report's URL does not parse");
+                None
+            }
+        });
+        let score = self.score.and_then(|s| u8::try_from(s).ok());
         Some(ReportRow {
-            id: self.id.parse().ok()?,
+            id,
             domain: self.domain,
-            url: self.url.and_then(|u| Url::parse(&u).ok()),
+            url,
             is_paste: self.is_paste,
             scheduled: self.scheduled,
-            state: ReportState::parse(&self.state),
+            // Unknown states (a newer build wrote them) read as failed: nothing to show.
+            state: ReportState::parse(&self.state).unwrap_or(ReportState::Failed),
             created_at: ts(self.created_at),
             analysed_at: self.analysed_at.map(ts),
-            score: self.score.and_then(|s| u8::try_from(s).ok()),
-            grade: self.grade,
+            score,
+            // The grade is the score's (`audit::Grade::from_score`); the stored letter is
+            // for queries by hand.
+            grade: score.map(Grade::from_score),
             indexable: self.indexable,
             error: self.error,
         })
     }
-}
-
-/// A report with its document.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct StoredReport {
-    /// Its columns.
-    #[serde(flatten)]
-    pub row: ReportRow,
-    /// The full analysis, when done (robots.txt's text restored from the stored bytes).
-    pub report: Option<Analysis>,
-    /// robots.txt as stored (bytes), when done.
-    #[serde(skip)]
-    pub robots_body: Option<Vec<u8>>,
 }
 
 /// The select of a [`FullRow`]: a report row joined to its document (the reports table is
@@ -132,7 +133,7 @@ pub struct StoredReport {
 macro_rules! full_row_select {
     () => {
         "SELECT r.id, r.domain, r.url, r.is_paste, r.scheduled, r.state, \
-         r.created_at, r.analysed_at, r.score, r.grade, r.indexable, r.error, \
+         r.created_at, r.analysed_at, r.score, r.indexable, r.error, \
          d.encoding, d.robots_body, d.document FROM service_reports r \
          LEFT JOIN service_documents d ON d.id = r.id"
     };
@@ -169,21 +170,6 @@ fn full_report(found: FullRow, id: &ReportId) -> Result<Option<StoredReport>, Se
         report,
         robots_body: body,
     }))
-}
-
-/// One URL's current (newest done) report, as the ranking sees it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct RankingRow {
-    /// The domain.
-    pub domain: String,
-    /// The URL.
-    pub url: String,
-    /// Its newest report.
-    pub id: String,
-    /// Its score.
-    pub score: u8,
-    /// Its grade.
-    pub grade: String,
 }
 
 /// A document as stored: the analysis without robots.txt's text (stored once, as bytes, in
@@ -378,7 +364,7 @@ impl Store {
         &self,
         domain: &str,
         limit: usize,
-    ) -> Result<(Vec<ReportRow>, i64), ServiceError> {
+    ) -> Result<(Vec<ReportRow>, u64), ServiceError> {
         // The count beside the rows (computed before the LIMIT): one round trip, not two.
         let sql = format!(
             "SELECT {ROW_COLUMNS}, COUNT(*) OVER () AS total FROM service_reports \
@@ -388,7 +374,9 @@ impl Store {
         let rows: Vec<CountedRow> = db::with_pool!(&self.db, pool => sqlx::query_as(&sql)
             .bind(domain).bind(limit).fetch_all(pool).await)
         .map_err(q("domain reports"))?;
-        let total = rows.first().map_or(0, |r| r.total);
+        let total = rows
+            .first()
+            .map_or(0, |r| u64::try_from(r.total).unwrap_or(0));
         let rows = rows.into_iter().filter_map(|r| r.row.into_row()).collect();
         Ok((rows, total))
     }
@@ -404,42 +392,6 @@ impl Store {
             .bind(a).bind(b).fetch_all(pool).await)
         .map_err(q(context))?;
         Ok(rows.into_iter().filter_map(DbRow::into_row).collect())
-    }
-
-    /// Every URL's current report (its newest done one) that may be ranked: not a paste,
-    /// indexable, of a domain not kept off the ranking. A URL whose newest report is not
-    /// indexable is left out with its older reports.
-    pub async fn ranking_rows(&self) -> Result<Vec<RankingRow>, ServiceError> {
-        let sql = "SELECT r.domain, r.url, r.id, r.score, r.grade FROM service_reports r \
-             JOIN (SELECT url, MAX(created_at) AS at FROM service_reports \
-                   WHERE is_paste = FALSE AND state = 'done' GROUP BY url) n \
-               ON n.url = r.url AND n.at = r.created_at \
-             LEFT JOIN service_domains d ON d.domain = r.domain \
-             WHERE r.is_paste = FALSE AND r.state = 'done' AND r.indexable = TRUE \
-               AND (d.off_ranking IS NULL OR d.off_ranking = FALSE) \
-             ORDER BY r.domain, r.url";
-        type T = (
-            Option<String>,
-            Option<String>,
-            String,
-            Option<i64>,
-            Option<String>,
-        );
-        let rows: Vec<T> =
-            db::with_pool!(&self.db, pool => sqlx::query_as(sql).fetch_all(pool).await)
-                .map_err(q("ranking"))?;
-        Ok(rows
-            .into_iter()
-            .filter_map(|(domain, url, id, score, grade)| {
-                Some(RankingRow {
-                    domain: domain?,
-                    url: url?,
-                    id,
-                    score: u8::try_from(score?).ok()?,
-                    grade: grade?,
-                })
-            })
-            .collect())
     }
 
     /// Reports by state (`/api/health`).

@@ -19,6 +19,7 @@ use serde::Serialize;
 use super::{ms, ts, Store};
 use crate::error::{q, ServiceError};
 use crate::limits::{FOLD_BATCH_REPORTS, RETENTION_MONTHS, RETENTION_SQLITE_CACHE_KIB};
+use crate::model::Month;
 
 /// Bound parameters per statement: under SQLite's limit (32,766) and PostgreSQL's (65,535).
 const BATCH_PARAMS: usize = 3_000;
@@ -152,23 +153,6 @@ pub struct RetentionOutcome {
     pub pastes_deleted: u64,
 }
 
-/// One monthly summary of a domain.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct MonthlySummary {
-    /// `YYYY-MM` (UTC).
-    pub month: String,
-    /// Reports folded.
-    pub reports: i64,
-    /// Distinct URLs they covered.
-    pub urls: i64,
-    /// Best score.
-    pub best: i64,
-    /// Average score.
-    pub average: f64,
-    /// Lowest score.
-    pub lowest: i64,
-}
-
 /// The time before which reports are past retention, as of `as_of`.
 pub fn cutoff(as_of: Timestamp) -> Result<Timestamp, ServiceError> {
     let zoned = as_of.to_zoned(TimeZone::UTC);
@@ -178,9 +162,9 @@ pub fn cutoff(as_of: Timestamp) -> Result<Timestamp, ServiceError> {
     Ok(back.timestamp())
 }
 
-/// The `YYYY-MM` (UTC) of a time.
+/// The `YYYY-MM` (UTC) of a time, as stored.
 fn month_of(t: Timestamp) -> String {
-    t.to_zoned(TimeZone::UTC).strftime("%Y-%m").to_string()
+    Month::of(t).to_string()
 }
 
 /// A stable 64-bit hash of a URL (FNV-1a): counts distinct URLs without keeping them.
@@ -338,81 +322,6 @@ impl Store {
         }
         db::with_pool!(&self.db, pool => sqlx::query(&sql).bind(ms(cut)).execute(pool).await.map(|r| r.rows_affected()))
             .map_err(q("delete old"))
-    }
-
-    /// The monthly summaries of `domain` (newest month first), whether it is kept off the
-    /// ranking and whether it has an icon, in one round trip (the domain's page and API).
-    pub async fn summaries_and_flags(
-        &self,
-        domain: &str,
-    ) -> Result<(Vec<MonthlySummary>, bool, bool), ServiceError> {
-        // The one-row `f` makes a row even for a domain with no summary.
-        let sql = "SELECT f.off_ranking, f.has_icon, m.month, m.reports, m.urls, m.best, \
-             m.score_sum, m.lowest FROM (SELECT \
-               COALESCE((SELECT off_ranking FROM service_domains WHERE domain = $1), FALSE) \
-                 AS off_ranking, \
-               COALESCE((SELECT icon IS NOT NULL FROM service_domains WHERE domain = $1), FALSE) \
-                 AS has_icon) f \
-             LEFT JOIN service_monthly m ON m.domain = $1 ORDER BY m.month DESC";
-        type T = (
-            bool,
-            bool,
-            Option<String>,
-            Option<i64>,
-            Option<i64>,
-            Option<i64>,
-            Option<i64>,
-            Option<i64>,
-        );
-        let rows: Vec<T> = db::with_pool!(&self.db, pool =>
-            sqlx::query_as(sql).bind(domain).fetch_all(pool).await)
-        .map_err(q("summaries and flags"))?;
-        let (off_ranking, has_icon) = rows.first().map_or((false, false), |r| (r.0, r.1));
-        let summaries = rows
-            .into_iter()
-            .filter_map(|(_, _, month, reports, urls, best, sum, lowest)| {
-                Some(summary(month?, reports?, urls?, best?, sum?, lowest?))
-            })
-            .collect();
-        Ok((summaries, off_ranking, has_icon))
-    }
-
-    /// The monthly summaries of `domain`, newest month first.
-    pub async fn summaries(&self, domain: &str) -> Result<Vec<MonthlySummary>, ServiceError> {
-        let sql = "SELECT month, reports, urls, best, score_sum, lowest FROM service_monthly \
-                   WHERE domain = $1 ORDER BY month DESC";
-        let rows: Vec<(String, i64, i64, i64, i64, i64)> = db::with_pool!(&self.db, pool =>
-            sqlx::query_as(sql).bind(domain).fetch_all(pool).await)
-        .map_err(q("summaries"))?;
-        Ok(rows
-            .into_iter()
-            .map(|(month, reports, urls, best, sum, lowest)| {
-                summary(month, reports, urls, best, sum, lowest)
-            })
-            .collect())
-    }
-}
-
-/// A summary as stored, with its average.
-fn summary(
-    month: String,
-    reports: i64,
-    urls: i64,
-    best: i64,
-    sum: i64,
-    lowest: i64,
-) -> MonthlySummary {
-    MonthlySummary {
-        month,
-        reports,
-        urls,
-        best,
-        average: if reports > 0 {
-            sum as f64 / reports as f64
-        } else {
-            0.0
-        },
-        lowest,
     }
 }
 

@@ -10,7 +10,7 @@ use url::Url;
 
 use super::Html;
 use crate::html::{page as shell, trusted, Head};
-use crate::sitemap::absolute;
+use service::paths::absolute;
 
 /// The published scoring method, as committed at the repository root.
 pub const SCORING_MD: &str = include_str!("../../../../SCORING.md");

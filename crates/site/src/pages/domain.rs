@@ -2,49 +2,40 @@
 //! earlier ones, and the score over time.
 
 use maud::html;
+use service::{paths, DomainView};
 
-use super::Html;
-use crate::data::DomainHistory;
-use crate::html::{grade_badge, icon_href, page as shell, report_href, time, visible, Head};
-use crate::indexing::Indexing;
+use super::{robots_header, robots_meta, Html};
+use crate::html::{grade_badge, page as shell, time, visible, Head};
 use crate::svg;
 
-/// Whether search engines may index the domain page: when at least one of its URLs may be
-/// indexed.
-pub fn domain_indexable(history: &DomainHistory) -> bool {
-    history.reports.iter().any(|report| report.indexable)
-}
-
 /// The domain page.
-pub(crate) fn page_for(domain: &str, history: &DomainHistory) -> Html {
-    let indexing = if domain_indexable(history) {
-        Indexing::default()
-    } else {
-        Indexing::none()
-    };
+pub(crate) fn page(view: &DomainView) -> Html {
+    let domain = view.domain.as_str();
+    let indexing = view.indexing();
     let head = Head {
-        robots_meta: indexing.meta_tags(),
+        robots_meta: robots_meta(&indexing),
         refresh_seconds: None,
     };
-    let mut points: Vec<_> = history
-        .reports
+    let reports: Vec<_> = view.finished().collect();
+    let mut points: Vec<_> = reports
         .iter()
-        .map(|report| (report.analysed_at, report.score))
+        .filter_map(|report| {
+            Some((
+                report.analysed_at.unwrap_or(report.created_at),
+                report.score?,
+            ))
+        })
         .collect();
-    for month in &history.months {
-        if let Ok(date) = jiff::civil::Date::new(month.year, month.month, 1) {
-            if let Ok(at) = date.to_zoned(jiff::tz::TimeZone::UTC) {
-                points.push((
-                    at.timestamp(),
-                    month.average.round().clamp(0.0, 100.0) as u8,
-                ));
-            }
-        }
+    for month in &view.summaries {
+        points.push((
+            month.month.start(),
+            month.average.round().clamp(0.0, 100.0) as u8,
+        ));
     }
     let chart_label = format!("Score of {domain} over time");
     let body = html! {
         h1 {
-            @if history.has_icon { img.icon src=(icon_href(domain)) alt="" width="20" height="20"; " " }
+            @if view.has_icon { img.icon src=(paths::icon(domain)) alt="" width="20" height="20"; " " }
             "robots.txt reports of " (visible(domain))
         }
         @if !points.is_empty() {
@@ -53,24 +44,24 @@ pub(crate) fn page_for(domain: &str, history: &DomainHistory) -> Html {
             p.hint { "Each report's score; a monthly summary is drawn at its average." }
         }
         h2 { "Reports" }
-        @if history.reports.is_empty() {
+        @if reports.is_empty() {
             p { "No report is kept in full any more; the monthly summaries below remain." }
         } @else {
             div.table-wrap { table {
                 thead { tr { th scope="col" { "Address" } th scope="col" { "Analysed" } th scope="col" { "Grade" } th.num scope="col" { "Score" } } }
                 tbody {
-                    @for report in &history.reports {
+                    @for report in &reports {
                         tr {
-                            td { a href=(report_href(domain, &report.id)) { code { (visible(report.url.as_str())) } } }
-                            td { (time(report.analysed_at)) }
-                            td { (grade_badge(report.grade)) }
-                            td.num { (report.score) }
+                            td { a href=(paths::report(domain, &report.id)) { code { (visible(report.url.as_ref().map_or("", |url| url.as_str()))) } } }
+                            td { (time(report.analysed_at.unwrap_or(report.created_at))) }
+                            td { @if let Some(grade) = report.grade { (grade_badge(grade)) } }
+                            td.num { (report.score.unwrap_or(0)) }
                         }
                     }
                 }
             } }
         }
-        @if !history.months.is_empty() {
+        @if !view.summaries.is_empty() {
             h2 { "Monthly summaries" }
             p { "Reports older than 6 months are folded into one summary per month." }
             div.table-wrap { table {
@@ -79,9 +70,9 @@ pub(crate) fn page_for(domain: &str, history: &DomainHistory) -> Html {
                     th.num scope="col" { "Best" } th.num scope="col" { "Average" } th.num scope="col" { "Lowest" }
                 } }
                 tbody {
-                    @for month in &history.months {
+                    @for month in &view.summaries {
                         tr {
-                            td { (format!("{:04}-{:02}", month.year, month.month)) }
+                            td { (month.month) }
                             td.num { (month.reports) } td.num { (month.urls) } td.num { (month.best) }
                             td.num { (format!("{:.1}", month.average)) } td.num { (month.lowest) }
                         }
@@ -95,11 +86,6 @@ pub(crate) fn page_for(domain: &str, history: &DomainHistory) -> Html {
         &head,
         body,
     ));
-    html.robots = indexing.header_values();
+    html.robots = robots_header(&indexing);
     html
-}
-
-/// Same as [`page_for`].
-pub(crate) fn page(domain: &str, history: &DomainHistory) -> Html {
-    page_for(domain, history)
 }

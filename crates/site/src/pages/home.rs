@@ -2,14 +2,15 @@
 
 use maud::{html, Markup};
 
-use super::Html;
-use crate::data::SubmitError;
-use crate::html::{domain_href, grade_badge, icon_href, page as shell, visible, Head};
-use crate::ranking::{Ranking, PER_GRADE};
-use crate::MAX_PASTE_BYTES;
+use service::limits::{MAX_PASTE_BYTES, RANKING_PER_GRADE};
+use service::paths;
+use service::ranking::Ranking;
 
-/// The home page; `error` is a refused submission and the URL as entered.
-pub(crate) fn page_markup(ranking: &Ranking, error: Option<(&SubmitError, &str)>) -> Markup {
+use super::Html;
+use crate::html::{grade_badge, page as shell, visible, Head};
+
+/// The home page; `error` is why a submission was refused, and the URL as entered.
+pub(crate) fn page_markup(ranking: &Ranking, error: Option<(&str, &str)>) -> Markup {
     let entered = error.map_or("", |(_, url)| url);
     shell(
         "Audit and score your robots.txt",
@@ -20,7 +21,7 @@ pub(crate) fn page_markup(ranking: &Ranking, error: Option<(&SubmitError, &str)>
                  and the sitemaps it declares, and scores it out of 100. "
                 a href="/scoring" { "How scoring works" } "." }
             @if let Some((error, _)) = error {
-                div.error role="alert" { p { (visible(&error.to_string())) } }
+                div.error role="alert" { p { (visible(error)) } }
             }
             form method="post" action="/analyze" {
                 label for="url" { "Address of a page to analyse" }
@@ -42,14 +43,14 @@ pub(crate) fn page_markup(ranking: &Ranking, error: Option<(&SubmitError, &str)>
 }
 
 /// The home page as an answer.
-pub(crate) fn page(ranking: &Ranking, error: Option<(&SubmitError, &str)>) -> Html {
+pub(crate) fn page(ranking: &Ranking, error: Option<(&str, &str)>) -> Html {
     Html::ok(page_markup(ranking, error))
 }
 
 fn ranking_section(ranking: &Ranking) -> Markup {
     html! {
         h2 #ranking { "Ranking" }
-        p { (PER_GRADE) " sites of each grade, picked at random every 30 minutes, each by its best current score." }
+        p { (RANKING_PER_GRADE) " sites of each grade, picked at random every 30 minutes, each by its best current score." }
         div.ranking {
             @for (grade, domains) in &ranking.picks {
                 section aria-labelledby=(format!("grade-{grade}")) {
@@ -61,9 +62,9 @@ fn ranking_section(ranking: &Ranking) -> Markup {
                             @for domain in domains {
                                 li {
                                     @if domain.has_icon {
-                                        img.icon src=(icon_href(&domain.domain)) alt="" width="20" height="20";
+                                        img.icon src=(paths::icon(&domain.domain)) alt="" width="20" height="20";
                                     }
-                                    a href=(domain_href(&domain.domain)) { (visible(&domain.domain)) }
+                                    a href=(paths::domain(&domain.domain)) { (visible(&domain.domain)) }
                                     span.score { (domain.score) }
                                 }
                             }

@@ -2,9 +2,10 @@
 
 use maud::{html, Markup};
 
+use service::stats::{CrawlerStat, Stats};
+
 use super::Html;
 use crate::html::{grade_badge, page as shell, Head};
-use crate::stats::{CrawlerStat, Stats};
 use crate::svg;
 
 /// How many crawlers the charts show.
@@ -19,8 +20,11 @@ pub(crate) fn page(stats: &Stats) -> Html {
         .collect();
     let body = html! {
         h1 { "The state of the web, by its robots.txt" }
-        p { "From the newest report of each of the " (stats.sites) " addresses analysed. "
-            a href="/scoring" { "How scoring works" } "." }
+        p { "From the newest report of each of the " (stats.sites) " addresses analysed"
+            @if stats.detailed < stats.sites {
+                "; crawlers and findings from the newest " (stats.detailed) " of them"
+            }
+            ". " a href="/scoring" { "How scoring works" } "." }
         h2 { "Grades" }
         (svg::bars("Addresses by grade", &grades))
         div.table-wrap { table {
@@ -32,8 +36,8 @@ pub(crate) fn page(stats: &Stats) -> Html {
         @if stats.findings.is_empty() { p { "No findings yet." } }
         div.table-wrap { table {
             thead { tr { th scope="col" { "Finding" } th.num scope="col" { "Addresses" } } }
-            tbody { @for (id, title, count) in &stats.findings {
-                tr { td { (title) br; code.hint { (id) } } td.num { (count) } }
+            tbody { @for finding in &stats.findings {
+                tr { td { (finding.title) br; code.hint { (finding.id) } } td.num { (finding.count) } }
             } }
         } }
         (months(stats))
@@ -84,7 +88,12 @@ fn months(stats: &Stats) -> Markup {
     let averages: Vec<(String, f64)> = stats
         .months
         .iter()
-        .map(|month| (month.month.clone(), (month.average * 10.0).round() / 10.0))
+        .map(|month| {
+            (
+                month.month.to_string(),
+                (month.average * 10.0).round() / 10.0,
+            )
+        })
         .collect();
     html! {
         h2 { "Month by month" }

@@ -1,9 +1,7 @@
-//! Helpers shared by the site's tests: reports built from real audits, and requests sent to
-//! the router in memory.
+//! Helpers shared by the site's tests: reports built from real audits, stored in a throwaway
+//! store of the service (`service::testing`), and requests sent to the router in memory.
 
 #![allow(dead_code)]
-
-use std::sync::Arc;
 
 use audit::report::RobotsStatus;
 use audit::{Analysis, Grade, ProvidedFile};
@@ -12,8 +10,7 @@ use http::{Request, Response};
 use http_body_util::BodyExt;
 use page::directives::PageDirectives;
 use page::head::MetaTag;
-use site::memory::MemoryData;
-use site::SiteConfig;
+use service::testing::TestService;
 use tower::ServiceExt;
 use url::Url;
 
@@ -55,15 +52,21 @@ pub fn url(text: &str) -> Url {
     Url::parse(text).expect("a test URL")
 }
 
+pub fn at(text: &str) -> jiff::Timestamp {
+    text.parse().expect("a test time")
+}
+
 /// The public address used by the tests.
 pub const PUBLIC: &str = "https://robotstxtparser.test/";
 
-/// The router over `data`, reading the store on every request (no reuse window).
-pub fn app(data: &MemoryData) -> axum::Router {
-    let mut config = SiteConfig::new(url(PUBLIC));
-    config.data_refresh = std::time::Duration::ZERO;
-    config.stats_refresh = std::time::Duration::ZERO;
-    site::router(Arc::new(data.clone()), config)
+/// A service on an empty throwaway store, reading it on every request (no reuse window).
+pub async fn store() -> TestService {
+    TestService::offline(PUBLIC).await
+}
+
+/// The site's router over `test`'s service.
+pub fn app(test: &TestService) -> axum::Router {
+    site::router(test.service().clone())
 }
 
 /// An answer with its body as text.

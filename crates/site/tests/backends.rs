@@ -1,4 +1,4 @@
-//! The pages over the service's store (`ServiceData`), on SQLite and PostgreSQL: an analysis
+//! The pages over the service's store, on SQLite and PostgreSQL: an analysis
 //! of a test-web site asked for from the form and run by the service's worker, its report,
 //! domain page, ranking and sitemap; a paste; a report folded by retention redirecting to its
 //! domain page; noindex from the store's decision.
@@ -16,9 +16,7 @@ use db::testing::on_both_backends;
 use db::{DbTarget, Holder};
 use http::Request;
 use jiff::{SignedDuration, Timestamp};
-use service::ServiceData;
 use service::{Service, ServiceConfig, Store, SystemClock};
-use site::SiteConfig;
 use testweb::{Reply, TestWeb};
 use url::Url;
 
@@ -30,19 +28,14 @@ async fn service(target: &DbTarget, web: &TestWeb) -> Service {
         config.resolve.push(pin.parse().expect("a pin"));
     }
     let fetcher = fetch::Fetcher::new(config).expect("a fetcher");
-    let config = ServiceConfig {
-        public_url: "http://service.test/".parse().expect("a URL"),
-        limits: audit::Limits::default(),
-    };
+    let mut config = ServiceConfig::new("http://service.test/".parse().expect("a URL"));
+    config.data_refresh = std::time::Duration::ZERO;
+    config.stats_refresh = std::time::Duration::ZERO;
     Service::new(store, fetcher, config, Arc::new(SystemClock))
 }
 
 fn pages(service: &Service) -> axum::Router {
-    let mut config = SiteConfig::new("http://service.test/".parse().expect("a URL"));
-    config.data_refresh = std::time::Duration::ZERO;
-    config.stats_refresh = std::time::Duration::ZERO;
-    site::router(Arc::new(ServiceData::new(service.clone())), config)
-        .layer(MockConnectInfo(SocketAddr::from(([192, 0, 2, 1], 4000))))
+    site::router(service.clone()).layer(MockConnectInfo(SocketAddr::from(([192, 0, 2, 1], 4000))))
 }
 
 fn form(path: &str, body: &str) -> Request<Body> {

@@ -3,7 +3,7 @@
 //!
 //! Each report is a real audit of a small robots.txt of the repository's corpus sample
 //! (`testdata/corpus`), stored exactly as `Store::finish_report` stores it (the document
-//! without robots.txt's text, deflated by `service::store::codec`, in `service_documents`
+//! without robots.txt's text, deflated by `service::codec`, in `service_documents`
 //! beside robots.txt's bytes), with its domain, page URL and time written into the document
 //! before it is compressed. Reports are spread over `domains` domains of
 //! `URLS_PER_DOMAIN` URLs each and over `months` months before `as_of`, so a retention pass
@@ -15,7 +15,7 @@ use audit::report::RobotsStatus;
 use audit::{Analysis, ProvidedFile};
 use db::sqlx;
 use jiff::{SignedDuration, Timestamp};
-use service::store::codec;
+use service::codec;
 use service::{ReportId, Store};
 
 #[path = "../../../../testdata/corpus/reader.rs"]

@@ -3,9 +3,6 @@
 //! measured from that scheduled start, so a stall is counted in every request it delays (no
 //! coordinated omission). Each request has a deadline, and the run ends after `rate × seconds`
 //! requests: it always stops by itself.
-//!
-//! Shared by the service's `load` example and the site's `page_load` example (included with
-//! `#[path]`).
 
 use std::net::SocketAddr;
 use std::time::Duration;

@@ -3,14 +3,14 @@
 //! retention pass (`jittybot maintain`) timed on it.
 //!
 //! ```sh
-//! cargo run -p service --release --example load -- --db /tmp/bench.sqlite
-//! cargo run -p service --release --example load -- --db postgres://postgres@127.0.0.1/bench
+//! cargo run -p site --release --example load -- --db /tmp/bench.sqlite
+//! cargo run -p site --release --example load -- --db postgres://postgres@127.0.0.1/bench
 //! # options: --reports 1000000 --domains 100000 --months 24 --rate 500 --seconds 10
 //! #          --generate-only, --reuse (measure an existing store), --no-pages, --no-maintain
 //! ```
 //!
 //! The store must be empty (it is filled by `generate.rs`) unless `--reuse` is given. The
-//! server (the API merged with the site's pages over `ServiceData`, as `jittybot serve` does)
+//! server (the API merged with the site's pages, as `jittybot serve` does)
 //! runs on a 2-thread runtime; the load generator (`rate.rs`, fixed rate, latency from each
 //! request's scheduled start) on a runtime of its own. Each endpoint gets one request per
 //! sampled address first (a running server is warm), then `rate × seconds` requests.
@@ -24,7 +24,7 @@ use std::time::Instant;
 
 use db::{sqlx, DbTarget};
 use jiff::Timestamp;
-use service::{ServiceConfig, ServiceData, Store, SystemClock};
+use service::{ServiceConfig, Store, SystemClock};
 use url::Url;
 
 /// Report ids (and their domains) sampled for the requests.
@@ -172,13 +172,9 @@ async fn start_server(store: Store) -> Result<SocketAddr, String> {
         format!("{public}bot"),
     ))
     .map_err(|e| e.to_string())?;
-    let config = ServiceConfig {
-        public_url: public.clone(),
-        limits: audit::Limits::default(),
-    };
+    let config = ServiceConfig::new(public);
     let service = service::Service::new(store, fetcher, config, Arc::new(SystemClock));
-    let pages = Arc::new(ServiceData::new(service.clone()));
-    let app = service::router(service).merge(site::router(pages, site::SiteConfig::new(public)));
+    let app = service::router(service.clone()).merge(site::router(service));
     tokio::spawn(async move {
         let _ = axum::serve(
             listener,
