@@ -7,6 +7,7 @@ use tracing::Instrument;
 use url::Url;
 
 use crate::collect::Findings;
+use crate::cost::{AuditLimits, Budget, LimitsReached};
 use crate::crawlers::{self, CrawlerAccess, BOT_TOKEN};
 use crate::error::AnalysisError;
 use crate::fetching::{robots_fetch_findings, robots_report};
@@ -94,6 +95,7 @@ async fn run_analysis(
         page,
         sitemaps,
         crawlers: site.crawlers,
+        limits_reached: site.limits_reached,
         requests: run.requests,
         bot: BOT_TOKEN.to_owned(),
         analysed_at: run.analysed_at,
@@ -109,6 +111,7 @@ struct SiteRobots {
     robots: RobotsTxt,
     report: RobotsReport,
     crawlers: Vec<CrawlerAccess>,
+    limits_reached: Option<LimitsReached>,
 }
 
 /// Step 1: robots.txt, fresh, audited when it holds rules.
@@ -126,6 +129,9 @@ async fn read_robots(
         _ => RobotsTxt::parse(b""),
     };
     let page_path = &target[url::Position::BeforePath..];
+    // The audit's CPU budget counts on this thread from here: the audit runs without an
+    // await, so the thread's CPU time is the audit's.
+    let mut budget = Budget::start(&run.limits.audit);
     let crawlers = crawlers::table(&robots, Some(page_path));
     if status == RobotsStatus::Rules {
         let context = FileContext {
@@ -133,20 +139,42 @@ async fn read_robots(
             page: Some(page_path),
             cut_by_reader: false,
         };
-        file::audit_parsed(&robots, &fetched.body, &context, &crawlers, findings);
+        file::audit_parsed(
+            &robots,
+            &fetched.body,
+            &context,
+            &crawlers,
+            findings,
+            &mut budget,
+        );
     }
+    let limits_reached = file::finish_budget(budget, findings);
     let report = robots_report(&fetched, &robots);
     Ok(SiteRobots {
         status,
         robots,
         report,
         crawlers,
+        limits_reached,
     })
 }
 
 /// Audits a pasted or uploaded robots.txt: only the checks that need no network. `page`,
-/// when given (URL or path), is checked against the rules too.
+/// when given (URL or path), is checked against the rules too. Within the published audit
+/// limits ([`AuditLimits::default`]).
 pub fn analyze_file(file: ProvidedFile<'_>, page: Option<&str>) -> Analysis {
+    analyze_file_with(file, page, &AuditLimits::default())
+}
+
+/// [`analyze_file`] within `limits`. The CPU budget counts on the calling thread, from the
+/// start of parsing: call it from a thread that does nothing else meanwhile (not an async
+/// runtime's worker, whose other tasks it would hold up anyway).
+pub fn analyze_file_with(
+    file: ProvidedFile<'_>,
+    page: Option<&str>,
+    limits: &AuditLimits,
+) -> Analysis {
+    let mut budget = Budget::start(limits);
     let body = file.body;
     let robots = RobotsTxt::parse(body);
     let page_url = page.and_then(|page| Url::parse(page).ok());
@@ -164,7 +192,15 @@ pub fn analyze_file(file: ProvidedFile<'_>, page: Option<&str>) -> Analysis {
         page: page_path.as_deref(),
         cut_by_reader: file.cut,
     };
-    file::audit_parsed(&robots, body, &context, &crawler_table, &mut findings);
+    file::audit_parsed(
+        &robots,
+        body,
+        &context,
+        &crawler_table,
+        &mut findings,
+        &mut budget,
+    );
+    let limits_reached = file::finish_budget(budget, &mut findings);
     let (findings, omitted_findings) = findings.finish();
     let scoring = Score::compute(&findings);
     let sitemaps = robots
@@ -183,6 +219,7 @@ pub fn analyze_file(file: ProvidedFile<'_>, page: Option<&str>) -> Analysis {
         page: PageReport::skipped(page_url, page_path, SkipReason::OfflineAudit),
         sitemaps,
         crawlers: crawler_table,
+        limits_reached,
         requests: Vec::new(),
         bot: BOT_TOKEN.to_owned(),
         analysed_at: Timestamp::now(),

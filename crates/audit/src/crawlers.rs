@@ -1,5 +1,7 @@
 //! A built-in directory of notable crawlers, and what a robots.txt lets each of them fetch.
 
+use std::collections::HashMap;
+
 use robots::{AgentRules, Explanation, GroupSelection, ProductTokens, RobotsTxt};
 use serde::{Deserialize, Serialize};
 
@@ -355,51 +357,75 @@ pub(crate) fn rules_for_tokens(robots: &RobotsTxt, tokens: &[&str]) -> AgentRule
     }
 }
 
-/// Which tokens some group of the file names (lowercase).
-fn named_tokens(robots: &RobotsTxt) -> std::collections::HashSet<String> {
-    robots
-        .groups()
-        .iter()
-        .flat_map(|group| group.user_agents.iter())
-        .filter_map(|agent| match &agent.product {
-            robots::UserAgentProduct::Token(token) => Some(token.to_ascii_lowercase()),
-            _ => None,
-        })
-        .collect()
+/// The groups naming each token of the file (lowercase token: group indices, ascending).
+fn token_groups(robots: &RobotsTxt) -> HashMap<String, Vec<usize>> {
+    let mut groups: HashMap<String, Vec<usize>> = HashMap::new();
+    for (index, group) in robots.groups().iter().enumerate() {
+        for agent in &group.user_agents {
+            if let robots::UserAgentProduct::Token(token) = &agent.product {
+                let named = groups.entry(token.to_ascii_lowercase()).or_default();
+                if named.last() != Some(&index) {
+                    named.push(index);
+                }
+            }
+        }
+    }
+    groups
 }
 
 /// What every crawler of the directory may fetch; `page` is a URL or path to check too.
 ///
-/// Crawlers that end up with the same group share one set of merged rules.
+/// Crawlers that end up with the same groups share one set of merged rules, checked once
+/// (a file can name every crawler of the directory in one group of thousands of rules).
 pub fn table(robots: &RobotsTxt, page: Option<&str>) -> Vec<CrawlerAccess> {
-    let named = named_tokens(robots);
-    let mut cache: std::collections::HashMap<Option<&str>, robots::AgentRules> =
-        std::collections::HashMap::new();
+    let named = token_groups(robots);
+    // Per set of groups: root and page decisions and crawl-delay.
+    type Checked = (Explanation, Option<Explanation>, Option<f64>);
+    let mut checked: HashMap<Option<&[usize]>, Checked> = HashMap::new();
+    let check = |rules: AgentRules| -> Checked {
+        (
+            rules.check("/").explain(),
+            page.map(|page| rules.check(page).explain()),
+            rules.crawl_delay().map(|delay| delay.seconds),
+        )
+    };
     CRAWLERS
         .iter()
         .map(|crawler| {
-            let chosen = crawler
-                .chain
-                .iter()
-                .copied()
-                .find(|token| named.contains(&token.to_ascii_lowercase()));
-            let rules = match chosen {
-                Some(_) => cache
-                    .entry(chosen)
-                    .or_insert_with(|| rules_for_tokens(robots, &[chosen.unwrap_or_default()])),
-                None if crawler.ignores_global => {
-                    cache.entry(Some("")).or_insert_with(AgentRules::empty)
+            let chosen = crawler.chain.iter().copied().find_map(|token| {
+                let groups = named.get(&token.to_ascii_lowercase())?;
+                Some((robots::product_token(token)?, groups.as_slice()))
+            });
+            let (selection, (root, page, crawl_delay)) = match chosen {
+                Some((token, groups)) => {
+                    let selection = GroupSelection::Named(token.to_owned());
+                    let checked = checked.entry(Some(groups)).or_insert_with(|| {
+                        check(robots.rules_of_groups(selection.clone(), groups))
+                    });
+                    (selection, checked.clone())
                 }
-                None => cache.entry(None).or_insert_with(|| robots.global_rules()),
+                None if crawler.ignores_global => {
+                    (GroupSelection::None, check(AgentRules::empty()))
+                }
+                None => {
+                    let global = checked
+                        .entry(None)
+                        .or_insert_with(|| check(robots.global_rules()));
+                    (global.0.group.clone(), global.clone())
+                }
+            };
+            let in_group = |mut explanation: Explanation| {
+                explanation.group = selection.clone();
+                explanation
             };
             CrawlerAccess {
                 token: crawler.token.to_owned(),
                 operator: crawler.operator.to_owned(),
                 purpose: crawler.purpose,
-                group: rules.group().clone(),
-                root: rules.check("/").explain(),
-                page: page.map(|page| rules.check(page).explain()),
-                crawl_delay: rules.crawl_delay().map(|delay| delay.seconds),
+                group: selection.clone(),
+                root: in_group(root),
+                page: page.map(in_group),
+                crawl_delay,
             }
         })
         .collect()

@@ -8,6 +8,9 @@
 //!   declared, crawler directory).
 //! - [`Score::compute`] turns findings into a score and a grade, every point tied to a
 //!   finding.
+//! - The audit of a file costs at most [`AUDIT_CPU_BUDGET`] of CPU and [`COMPARISON_BUDGET`]
+//!   of comparison work ([`cost`]); a report that reached a limit says what it left out
+//!   ([`Analysis::limits_reached`](report::Analysis::limits_reached) and `audit.*` findings).
 //! - The page's X-Robots-Tag headers and robots meta tags are read by the `page` crate.
 //!
 //! Modules depend downwards only: the entry points ([`analyze`]) use the network run, the
@@ -17,6 +20,7 @@
 mod analyze;
 pub mod catalogue;
 mod collect;
+pub mod cost;
 pub mod crawlers;
 mod error;
 mod fetching;
@@ -30,13 +34,16 @@ mod run;
 pub mod score;
 mod sitemaps;
 
-pub use analyze::{analyze, analyze_file, analyze_with, ProvidedFile};
+pub use analyze::{analyze, analyze_file, analyze_file_with, analyze_with, ProvidedFile};
 pub use catalogue::{Category, Check, CheckId, Severity, CHECKS};
 pub use collect::{sort_findings, Omitted, MAX_FINDINGS_PER_CHECK};
+pub use cost::{
+    AuditCost, AuditLimits, AuditStage, LimitsReached, AUDIT_CPU_BUDGET, COMPARISON_BUDGET,
+};
 pub use error::{AnalysisError, AnalysisErrorKind, RequestFailed};
 pub use file::{
-    audit_robots_txt, FileAudit, FileContext, FileSummary, LONG_LINE_BYTES, MAX_RELATED_LINES,
-    MAX_RULES_COMPARED,
+    audit_robots_txt, audit_robots_txt_with, FileAudit, FileContext, FileSummary, LONG_LINE_BYTES,
+    MAX_RELATED_LINES, MAX_RULES_COMPARED,
 };
 pub use finding::{Evidence, Finding};
 pub use limits::Limits;

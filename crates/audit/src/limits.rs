@@ -6,6 +6,8 @@
 
 use std::time::Duration;
 
+use crate::cost::AuditLimits;
+
 /// The budget of one whole analysis: every request (robots.txt, the page, the sitemaps, the
 /// robots.txt of other hosts), every redirect hop, every body and every crawl-delay wait
 /// counts against it, and nothing of the analysis runs past it. It equals the fetcher's
@@ -44,6 +46,9 @@ pub struct Limits {
     pub sitemap_read_bytes: usize,
     /// See [`CRAWL_DELAY_BUDGET`].
     pub crawl_delay_budget: Duration,
+    /// What auditing the robots.txt may cost: its CPU-time and comparison budgets
+    /// ([`crate::AUDIT_CPU_BUDGET`], [`crate::COMPARISON_BUDGET`]).
+    pub audit: AuditLimits,
 }
 
 impl Default for Limits {
@@ -56,6 +61,7 @@ impl Default for Limits {
             sitemap_time_budget: SITEMAP_TIME_BUDGET,
             sitemap_read_bytes: SITEMAP_READ_BYTES,
             crawl_delay_budget: CRAWL_DELAY_BUDGET,
+            audit: AuditLimits::default(),
         }
     }
 }

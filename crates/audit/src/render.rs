@@ -267,8 +267,20 @@ fn agent_list_split(finding: &Finding) -> Option<String> {
         finding.number("crawl_delay_line")?,
         finding.number("rules")?,
         finding.number("group_line")?,
-        finding.list("group_agents")?.join(", ")
+        agent_list(finding)?
     ))
+}
+
+/// The agents of the group of an agent-list split, with how many more it has.
+fn agent_list(finding: &Finding) -> Option<String> {
+    let listed = finding.list("group_agents")?;
+    let joined = listed.join(", ");
+    Some(match finding.number("group_agents_total") {
+        Some(total) if total > listed.len() as u64 => {
+            format!("{joined} and {} more", total - listed.len() as u64)
+        }
+        _ => joined,
+    })
 }
 
 fn rule_syntax_title(finding: &Finding) -> Option<String> {
@@ -394,6 +406,30 @@ fn rule_logic_title(finding: &Finding) -> Option<String> {
             "{} has {} rules; shadowed and redundant rules were not looked for",
             group(finding)?,
             finding.number("rules")?
+        ),
+        CheckId::AuditComparisonsCapped => {
+            let mut left_out = Vec::new();
+            let not_compared = finding.number("not_compared")?;
+            if not_compared > 0 {
+                left_out.push(format!(
+                    "the rules of {not_compared} of {} crawler groupings were not compared",
+                    finding.number("rule_sets")?
+                ));
+            }
+            let cut_short = finding.list("cut_short").unwrap_or_default();
+            if !cut_short.is_empty() {
+                left_out.push(format!("cut short: {}", cut_short.join(", ")));
+            }
+            format!(
+                "the audit's comparison budget ({} units) ran out; {}",
+                finding.number("budget")?,
+                left_out.join("; ")
+            )
+        }
+        CheckId::AuditIncomplete => format!(
+            "the audit used its {} ms of CPU time; not run or cut short: {}",
+            finding.number("cpu_budget_ms")?,
+            finding.list("skipped")?.join(", ")
         ),
         _ => return None,
     })

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use url::Url;
 
 use crate::collect::Omitted;
+use crate::cost::LimitsReached;
 use crate::crawlers::CrawlerAccess;
 use crate::file::FileSummary;
 use crate::finding::Finding;
@@ -390,6 +391,10 @@ pub struct Analysis {
     pub sitemaps: Vec<SitemapReport>,
     /// What each notable crawler may fetch.
     pub crawlers: Vec<CrawlerAccess>,
+    /// The audit's own limits this report reached, and what the audit left out for them
+    /// (absent when it left nothing out, and from reports written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits_reached: Option<LimitsReached>,
     /// Every request made or skipped, in order.
     pub requests: Vec<RequestRecord>,
     /// The bot's product token.

@@ -363,6 +363,16 @@ checks! {
         "some rule comparisons were skipped",
         "A group has too many rules to compare each pair; shadowed and redundant rules were not looked for in it.",
         "Nothing to do.";
+    /// The audit's comparison budget ran out before every crawler's rules were compared.
+    AuditComparisonsCapped = "audit.comparisons-capped", Info, Logic,
+        "the rules of some crawlers were not compared",
+        "The file names so many crawlers with so many rules that comparing them all would cost more than one audit may spend; the crawlers left over were not checked for shadowed, redundant or dropped rules.",
+        "Nothing to do, unless the file is larger than it needs to be: one group can name many crawlers.";
+    /// The audit's CPU budget ran out: some checks were not run.
+    AuditIncomplete = "audit.incomplete", Info, Logic,
+        "the audit stopped before its end",
+        "Auditing this file took more CPU time than one audit may use, so the checks listed were cut short or not run, and their findings may be missing from the score.",
+        "Nothing to do; a smaller or simpler file is audited in full.";
 
     // ----- Sitemaps -----
     /// No sitemap declared.

@@ -2,60 +2,20 @@
 //! that drop the `*` rules, whole-site blocks, blocked stylesheets and scripts, the analysed
 //! page.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
-use robots::{AgentRules, GroupSelection, RobotsTxt, Rule, RuleKind, UserAgentProduct};
+use robots::{AgentRules, GroupSelection, RobotsTxt, Rule, RuleKind};
 
 use crate::catalogue::CheckId;
 use crate::collect::Findings;
+use crate::cost::units::{CheckCost, RULE_COST};
+use crate::cost::{AuditStage, Budget};
 use crate::crawlers::{self, CrawlerAccess, Purpose, CRAWLERS};
 use crate::finding::{Evidence, Finding};
 
-use super::rules::{group_param, merged_rules, rule_set, MAX_RULES_COMPARED};
+use super::rules::{group_param, merged_rules, rule_set, to_u64, Compared, MAX_RULES_COMPARED};
+use super::sets::{Crawlers, NamedToken, RuleSet};
 use super::{line_text, FileContext, MAX_RELATED_LINES};
-
-/// A named token as first spelled, with the lines of the groups naming it.
-struct NamedToken {
-    spelling: String,
-    group_lines: Vec<usize>,
-    group_indices: Vec<usize>,
-}
-
-fn named_tokens(robots: &RobotsTxt) -> (Vec<NamedToken>, Vec<usize>) {
-    let mut tokens: Vec<NamedToken> = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
-    let mut global_groups = Vec::new();
-    for (group_index, group) in robots.groups().iter().enumerate() {
-        let mut named_here = HashSet::new();
-        for agent in &group.user_agents {
-            match &agent.product {
-                UserAgentProduct::Token(token) => {
-                    let key = token.to_ascii_lowercase();
-                    if !named_here.insert(key.clone()) {
-                        continue;
-                    }
-                    let slot = *index.entry(key).or_insert_with(|| {
-                        tokens.push(NamedToken {
-                            spelling: token.to_string(),
-                            group_lines: Vec::new(),
-                            group_indices: Vec::new(),
-                        });
-                        tokens.len() - 1
-                    });
-                    tokens[slot].group_lines.push(agent.line);
-                    tokens[slot].group_indices.push(group_index);
-                }
-                UserAgentProduct::Global => {
-                    if named_here.insert("*".to_owned()) {
-                        global_groups.push(group_index);
-                    }
-                }
-                UserAgentProduct::Nothing => {}
-            }
-        }
-    }
-    (tokens, global_groups)
-}
 
 /// Whether a group holds an empty `Disallow:` (the allow-all idiom).
 fn group_has_empty_disallow(robots: &RobotsTxt, group_index: usize) -> bool {
@@ -82,31 +42,28 @@ pub(super) fn logic(
     context: &FileContext<'_>,
     table: &[CrawlerAccess],
     findings: &mut Findings,
+    budget: &mut Budget,
 ) {
-    let (tokens, global_groups) = named_tokens(robots);
-    let global = robots.global_rules();
-    duplicate_groups(robots, &tokens, &global_groups, findings);
-    if *global.group() == GroupSelection::Global {
-        rule_set(robots, &global, findings);
-    }
-    for token in &tokens {
-        let rules = crawlers::rules_for_tokens(robots, &[token.spelling.as_str()]);
-        rule_set(robots, &rules, findings);
-    }
-    dropped_global_rules(robots, &tokens, findings);
-    whole_site(robots, table, findings);
-    resources(robots, findings);
+    let crawlers = Crawlers::of(robots);
+    budget.stage(AuditStage::DuplicateGroups, |_| {
+        duplicate_groups(robots, &crawlers, findings);
+    });
+    budget.stage(AuditStage::WholeSite, |_| {
+        whole_site(robots, table, findings)
+    });
+    budget.stage(AuditStage::Resources, |budget| {
+        resources(robots, findings, budget);
+    });
     if let Some(page) = context.page {
-        page_rules(robots, page, findings);
+        budget.stage(AuditStage::Page, |_| page_rules(robots, page, findings));
     }
+    // The costliest part last: every other check is bounded by the file's size.
+    budget.stage(AuditStage::RuleComparisons, |budget| {
+        compare_rule_sets(robots, &crawlers, findings, budget);
+    });
 }
 
-fn duplicate_groups(
-    robots: &RobotsTxt,
-    tokens: &[NamedToken],
-    global_groups: &[usize],
-    findings: &mut Findings,
-) {
+fn duplicate_groups(robots: &RobotsTxt, crawlers: &Crawlers, findings: &mut Findings) {
     let mut duplicate = |token: &str, line: usize, first: usize| {
         findings.push(
             Finding::new(
@@ -117,12 +74,13 @@ fn duplicate_groups(
             .with("first_line", first),
         );
     };
-    for token in tokens {
+    for token in &crawlers.tokens {
         for line in token.group_lines.iter().skip(1) {
             duplicate(&token.spelling, *line, token.group_lines[0]);
         }
     }
     let groups = robots.groups();
+    let global_groups = &crawlers.global_groups;
     if let Some(first) = global_groups.first().and_then(|index| groups.get(*index)) {
         for group in global_groups
             .iter()
@@ -134,75 +92,175 @@ fn duplicate_groups(
     }
 }
 
+/// What a rule set drops of the `*` rules: how many, the first, and the lines to list.
+struct Dropped {
+    count: usize,
+    first_line: usize,
+    first_pattern: String,
+    lines: Vec<usize>,
+}
+
+/// Each rule set compared once, in the order of [`Crawlers::sets`], while the budget lasts:
+/// its rules with each other ([`rule_set`]), and, for named crawlers, against the `*` rules
+/// they drop. Findings naming a crawler are then made for each crawler of the set.
+fn compare_rule_sets(
+    robots: &RobotsTxt,
+    crawlers: &Crawlers,
+    findings: &mut Findings,
+    budget: &mut Budget,
+) {
+    let global = robots.global_rules();
+    let global_disallows = if dropped_rules_wanted(&global) {
+        deciding_global_disallows(robots, &global, budget)
+    } else {
+        Vec::new()
+    };
+    let mut dropped: Vec<Option<Dropped>> = (0..crawlers.sets.len()).map(|_| None).collect();
+    let mut of_token = vec![usize::MAX; crawlers.tokens.len()];
+    let (mut too_large, mut not_compared) = (0, 0);
+    for (index, set) in crawlers.sets.iter().enumerate() {
+        for &token in &set.tokens {
+            of_token[token] = index;
+        }
+        if !budget.can_compare() {
+            not_compared += 1;
+            continue;
+        }
+        let rules_in_set: usize = (set.groups.iter())
+            .filter_map(|&group| robots.groups().get(group))
+            .map(|group| group.rules.len())
+            .sum();
+        if !budget.spend(to_u64(rules_in_set).saturating_mul(RULE_COST)) {
+            not_compared += 1;
+            continue;
+        }
+        let rules = crawlers.rules_of(robots, set);
+        let line = set
+            .groups
+            .first()
+            .and_then(|&group| robots.groups().get(group))
+            .map(|group| group.line);
+        match rule_set(robots, &rules, line, findings, budget) {
+            Compared::Whole => {}
+            Compared::TooLarge => too_large += 1,
+            Compared::Stopped => {
+                not_compared += 1;
+                continue;
+            }
+        }
+        if !set.global && !global_disallows.is_empty() {
+            dropped[index] = dropped_by(robots, set, &rules, &global_disallows, budget);
+        }
+    }
+    // In file order of the crawlers, as they are named.
+    for (token, &set) in crawlers.tokens.iter().zip(&of_token) {
+        if let Some(dropped) = dropped.get(set).and_then(Option::as_ref) {
+            drops_global_rules(robots, token, dropped, findings);
+        }
+    }
+    budget.rule_sets = crawlers.sets.len();
+    budget.reached.rule_sets_too_large += too_large;
+    budget.reached.rule_sets_not_compared += not_compared;
+}
+
+/// Whether named groups that drop `*` rules are worth reporting: not under an allow-list
+/// (`*` may fetch nothing, and named groups differ from it on purpose).
+fn dropped_rules_wanted(global: &AgentRules) -> bool {
+    *global.group() != GroupSelection::Global || global.check("/").allowed
+}
+
 /// The `*` group's disallow rules that decide for a sample URL of their own.
 fn deciding_global_disallows<'r>(
     robots: &'r RobotsTxt,
     global: &AgentRules,
+    budget: &mut Budget,
 ) -> Vec<(&'r Rule, String)> {
     let mut distinct = HashSet::new();
-    merged_rules(robots, global)
+    let candidates: Vec<(&Rule, String)> = merged_rules(robots, global)
         .into_iter()
         .filter(|rule| rule.kind == RuleKind::Disallow && distinct.insert(rule.canonical_pattern()))
         .take(MAX_RULES_COMPARED)
         .filter_map(|rule| sample_url(rule).map(|sample| (rule, sample)))
-        .filter(|(rule, sample)| {
-            global
-                .check(sample)
-                .rule
-                .is_some_and(|decider| decider.line == rule.line)
-        })
-        .collect()
+        .collect();
+    let mut deciding = Vec::new();
+    let rules_cost = CheckCost::of(global);
+    for (rule, sample) in candidates {
+        if !budget.spend(rules_cost.of_path(&sample)) {
+            budget.cut_short(AuditStage::RuleComparisons);
+            break;
+        }
+        let decider = global.check(&sample).rule.map(|decider| decider.line);
+        if decider == Some(rule.line) {
+            deciding.push((rule, sample));
+        }
+    }
+    deciding
 }
 
-/// Named groups that silently drop the `*` rules (a crawler with a group of its own never
-/// reads `*`).
-fn dropped_global_rules(robots: &RobotsTxt, tokens: &[NamedToken], findings: &mut Findings) {
-    let global = robots.global_rules();
-    // Under an allow-list (* may fetch nothing), named groups differ on purpose.
-    if *global.group() == GroupSelection::Global && !global.check("/").allowed {
-        return;
-    }
-    let global_disallows = deciding_global_disallows(robots, &global);
-    if global_disallows.is_empty() {
-        return;
-    }
-    for token in tokens {
-        // Crawlers that ignore * lose nothing.
-        if crawlers::find(&token.spelling).is_some_and(|c| c.ignores_global) {
-            continue;
-        }
-        let rules = crawlers::rules_for_tokens(robots, &[token.spelling.as_str()]);
-        let allow_all = rules.rule_count() == 0
-            && token
-                .group_indices
-                .iter()
-                .any(|&index| group_has_empty_disallow(robots, index));
-        if allow_all {
-            continue;
-        }
-        let dropped: Vec<&Rule> = global_disallows
+/// The `*` rules a named rule set drops (a crawler with a group of its own never reads `*`),
+/// unless the set allows everything on purpose (no rule, and an empty `Disallow:`).
+fn dropped_by(
+    robots: &RobotsTxt,
+    set: &RuleSet,
+    rules: &AgentRules,
+    global_disallows: &[(&Rule, String)],
+    budget: &mut Budget,
+) -> Option<Dropped> {
+    let allow_all = rules.rule_count() == 0
+        && set
+            .groups
             .iter()
-            .filter(|(_, sample)| {
-                let decision = rules.check(sample);
-                decision.allowed && decision.rule.is_none()
-            })
-            .map(|(rule, _)| *rule)
-            .collect();
-        if let Some(first) = dropped.first() {
-            let line = token.group_lines[0];
-            findings.push(
-                Finding::new(
-                    CheckId::LogicDropsGlobalRules,
-                    Evidence::line(line, line_text(robots, line))
-                        .with_related(dropped.iter().take(MAX_RELATED_LINES).map(|rule| rule.line)),
-                )
-                .with("token", &token.spelling)
-                .with("dropped", dropped.len())
-                .with("example_line", first.line)
-                .with("example_pattern", &first.pattern),
-            );
+            .any(|&index| group_has_empty_disallow(robots, index));
+    if allow_all {
+        return None;
+    }
+    let mut dropped: Option<Dropped> = None;
+    let rules_cost = CheckCost::of(rules);
+    for (rule, sample) in global_disallows {
+        if !budget.spend(rules_cost.of_path(sample)) {
+            budget.cut_short(AuditStage::RuleComparisons);
+            break;
+        }
+        let decision = rules.check(sample);
+        if !(decision.allowed && decision.rule.is_none()) {
+            continue;
+        }
+        let entry = dropped.get_or_insert_with(|| Dropped {
+            count: 0,
+            first_line: rule.line,
+            first_pattern: rule.pattern.to_string(),
+            lines: Vec::new(),
+        });
+        entry.count += 1;
+        if entry.lines.len() < MAX_RELATED_LINES {
+            entry.lines.push(rule.line);
         }
     }
+    dropped
+}
+
+/// A named group that silently drops the `*` rules, for one crawler of its set (crawlers
+/// that ignore `*` lose nothing).
+fn drops_global_rules(
+    robots: &RobotsTxt,
+    token: &NamedToken,
+    dropped: &Dropped,
+    findings: &mut Findings,
+) {
+    if crawlers::find(&token.spelling).is_some_and(|c| c.ignores_global) {
+        return;
+    }
+    let line = token.group_lines[0];
+    findings.push(
+        Finding::new(
+            CheckId::LogicDropsGlobalRules,
+            Evidence::line(line, line_text(robots, line)).with_related(dropped.lines.clone()),
+        )
+        .with("token", &token.spelling)
+        .with("dropped", dropped.count)
+        .with("example_line", dropped.first_line)
+        .with("example_pattern", &dropped.first_pattern),
+    );
 }
 
 /// The whole site closed: to every crawler, to the major search engines, to minor ones by
@@ -267,7 +325,7 @@ fn whole_site(robots: &RobotsTxt, table: &[CrawlerAccess], findings: &mut Findin
 }
 
 /// Stylesheets and scripts Googlebot may not fetch.
-fn resources(robots: &RobotsTxt, findings: &mut Findings) {
+fn resources(robots: &RobotsTxt, findings: &mut Findings, budget: &mut Budget) {
     let Some(google) = crawlers::find("Googlebot").map(|c| crawlers::rules_for(robots, c)) else {
         return;
     };
@@ -276,7 +334,12 @@ fn resources(robots: &RobotsTxt, findings: &mut Findings) {
         .filter(|rule| rule.kind == RuleKind::Disallow)
         .filter_map(|rule| resource_probe(&rule.canonical_pattern()).map(|probe| (rule, probe)))
         .take(MAX_RULES_COMPARED);
+    let rules_cost = CheckCost::of(&google);
     for (rule, probe) in resource_rules {
+        if !budget.spend(rules_cost.of_path(&probe)) {
+            budget.cut_short(AuditStage::Resources);
+            return;
+        }
         let decision = google.check(&probe);
         let decided_by_it = decision
             .rule

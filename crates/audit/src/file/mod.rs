@@ -4,6 +4,7 @@ mod logic;
 mod policy;
 mod readings;
 mod rules;
+mod sets;
 mod sitemaps;
 mod syntax;
 
@@ -13,6 +14,7 @@ use url::Url;
 
 use crate::catalogue::CheckId;
 use crate::collect::{Findings, Omitted};
+use crate::cost::{AuditCost, AuditLimits, AuditStage, Budget, LimitsReached};
 use crate::crawlers::{self, CrawlerAccess};
 use crate::finding::{Evidence, Finding};
 
@@ -62,29 +64,60 @@ pub struct FileAudit {
     pub crawlers: Vec<CrawlerAccess>,
     /// Size and shape of the file.
     pub summary: FileSummary,
+    /// The audit's own limits it reached: what it left out (none when it left nothing out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits_reached: Option<LimitsReached>,
+    /// What the audit cost.
+    #[serde(default)]
+    pub cost: AuditCost,
 }
 
-/// Audits a robots.txt body. Never fails and never panics.
+/// Audits a robots.txt body within the published limits ([`AuditLimits::default`]). Never
+/// fails and never panics.
 pub fn audit_robots_txt(body: &[u8], context: &FileContext<'_>) -> FileAudit {
+    audit_robots_txt_with(body, context, &AuditLimits::default())
+}
+
+/// Audits a robots.txt body within `limits`: the CPU budget runs from the start of parsing.
+pub fn audit_robots_txt_with(
+    body: &[u8],
+    context: &FileContext<'_>,
+    limits: &AuditLimits,
+) -> FileAudit {
+    let mut budget = Budget::start(limits);
     let robots = RobotsTxt::parse(body);
     let mut findings = Findings::default();
     let crawlers = crawlers::table(&robots, context.page);
-    audit_parsed(&robots, body, context, &crawlers, &mut findings);
+    audit_parsed(
+        &robots,
+        body,
+        context,
+        &crawlers,
+        &mut findings,
+        &mut budget,
+    );
+    let cost = budget.cost();
+    let limits_reached = finish_budget(budget, &mut findings);
     let (findings, omitted) = findings.finish();
     FileAudit {
         findings,
         omitted,
         crawlers,
         summary: summary_of(&robots),
+        limits_reached,
+        cost,
     }
 }
 
+/// Audits a parsed file into `findings`, within `budget`: each part of the audit in turn, the
+/// parts left when the CPU budget runs out skipped (and recorded in the budget).
 pub(crate) fn audit_parsed(
     robots: &RobotsTxt,
     body: &[u8],
     context: &FileContext<'_>,
     table: &[CrawlerAccess],
     findings: &mut Findings,
+    budget: &mut Budget,
 ) {
     if body.iter().all(u8::is_ascii_whitespace) {
         findings.push(Finding::new(CheckId::FetchEmpty, Evidence::default()));
@@ -97,11 +130,46 @@ pub(crate) fn audit_parsed(
         // The markup's lines are all invalid: listing them would only be noise.
         return;
     }
-    syntax::syntax(robots, context, findings);
-    syntax::long_lines(robots, findings);
-    logic::logic(robots, context, table, findings);
-    sitemaps::sitemaps(robots, context, findings);
-    policy::crawler_policy(table, findings);
+    budget.stage(AuditStage::Syntax, |budget| {
+        syntax::syntax(robots, context, findings, budget);
+    });
+    budget.stage(AuditStage::LongLines, |_| {
+        syntax::long_lines(robots, findings)
+    });
+    // Sitemaps read what the syntax check found of them.
+    budget.stage(AuditStage::Sitemaps, |budget| {
+        sitemaps::sitemaps(robots, context, findings, budget);
+    });
+    budget.stage(AuditStage::Policy, |_| {
+        policy::crawler_policy(table, findings)
+    });
+    // Last, as the costliest: the rule comparisons at its end go as far as the budget lets.
+    logic::logic(robots, context, table, findings, budget);
+}
+
+/// Reports what the audit left out to stay within its limits (the report's
+/// `limits_reached`, and an `audit.incomplete` finding when the CPU budget ran out).
+pub(crate) fn finish_budget(budget: Budget, findings: &mut Findings) -> Option<LimitsReached> {
+    let reached = budget.reached.clone();
+    if reached.rule_sets_not_compared > 0 || !reached.cut_short.is_empty() {
+        let cut: Vec<&str> = reached.cut_short.iter().map(|stage| stage.name()).collect();
+        findings.push(
+            Finding::new(CheckId::AuditComparisonsCapped, Evidence::default())
+                .with("not_compared", reached.rule_sets_not_compared)
+                .with("rule_sets", budget.rule_sets)
+                .with("cut_short", cut)
+                .with("budget", budget.comparison_budget()),
+        );
+    }
+    if let Some(cpu_budget_ms) = reached.cpu_budget_ms {
+        let skipped: Vec<&str> = reached.skipped.iter().map(|stage| stage.name()).collect();
+        findings.push(
+            Finding::new(CheckId::AuditIncomplete, Evidence::default())
+                .with("cpu_budget_ms", cpu_budget_ms)
+                .with("skipped", skipped),
+        );
+    }
+    reached.into_option()
 }
 
 /// Line `number` as the engine numbers it, as text (invalid UTF-8 replaced, trimmed), or an

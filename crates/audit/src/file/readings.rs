@@ -7,12 +7,14 @@
 //!   for RFC 9309 parsers, Google and JittyBot (the engine's `starred_user_agent`); `*` for
 //!   parsers that look only at the first character.
 
+use std::collections::HashMap;
+
 use robots::{Group, RobotsTxt, RuleKind, UserAgent};
 
 use crate::catalogue::CheckId;
 use crate::finding::{Evidence, Finding};
 
-use super::line_text;
+use super::{line_text, MAX_RELATED_LINES};
 
 /// The group holding `line` (a user-agent line, a rule, an empty rule), if any.
 pub(super) fn group_at(robots: &RobotsTxt, line: usize) -> Option<&Group> {
@@ -21,30 +23,40 @@ pub(super) fn group_at(robots: &RobotsTxt, line: usize) -> Option<&Group> {
     groups.get(after.checked_sub(1)?)
 }
 
-/// The user-agent line `line`, as the engine read it.
+/// The user-agent line `line`, as the engine read it. (A group's lines are in file order:
+/// searched by halves, as a group may have thousands.)
 pub(super) fn user_agent_at(robots: &RobotsTxt, line: usize) -> Option<&UserAgent> {
-    group_at(robots, line)?
-        .user_agents
-        .iter()
-        .find(|agent| agent.line == line)
+    let agents = &group_at(robots, line)?.user_agents;
+    let at = agents
+        .binary_search_by_key(&line, |agent| agent.line)
+        .ok()?;
+    agents.get(at)
 }
 
 /// The kind of the empty `Allow:`/`Disallow:` on `line`.
 pub(super) fn empty_rule_kind(robots: &RobotsTxt, line: usize) -> Option<RuleKind> {
-    group_at(robots, line)?
-        .empty_rules
-        .iter()
-        .find(|rule| rule.line == line)
-        .map(|rule| rule.kind)
+    let empty = &group_at(robots, line)?.empty_rules;
+    let at = empty.binary_search_by_key(&line, |rule| rule.line).ok()?;
+    empty.get(at).map(|rule| rule.kind)
 }
 
-/// The agents of a group as written, joined for a message (`JittyBot, Googlebot`).
-fn agents_of(group: &Group) -> Vec<String> {
-    group
+/// The first [`MAX_RELATED_LINES`] agents of a group as written, for a message
+/// (`JittyBot, Googlebot`), and how many it has in all.
+fn agents_of(group: &Group) -> (Vec<String>, usize) {
+    let listed = group
         .user_agents
         .iter()
+        .take(MAX_RELATED_LINES)
         .map(|agent| agent.value.to_string())
-        .collect()
+        .collect();
+    (listed, group.user_agents.len())
+}
+
+/// What the readings of a file's lines share: per group, whether its own rules shut out
+/// everything (worked out once, though a group may have thousands of starred agents).
+#[derive(Default)]
+pub(super) struct Readings {
+    disallows_root: HashMap<usize, bool>,
 }
 
 /// A user-agent line that opens a group of its own only because of the crawl-delay above it.
@@ -56,36 +68,54 @@ pub(super) fn agent_list_split(
 ) -> Finding {
     let agent =
         user_agent_at(robots, line).map_or_else(String::new, |agent| agent.value.to_string());
-    let joined_agents = group_at(robots, group_line)
+    let (joined_agents, agents) = group_at(robots, group_line)
         .map(agents_of)
         .unwrap_or_default();
     // The rules the merged group would share: those of JittyBot's second group.
     let shared_rules = group_at(robots, line).map_or(0, |group| group.rules.len());
-    Finding::new(
+    let finding = Finding::new(
         CheckId::SyntaxAgentListSplit,
         Evidence::line(line, line_text(robots, line)).with_related([group_line, crawl_delay_line]),
     )
     .with("agent", agent)
     .with("group_line", group_line)
-    .with("group_agents", joined_agents)
+    .with("group_agents", &joined_agents)
     .with("crawl_delay_line", crawl_delay_line)
-    .with("rules", shared_rules)
+    .with("rules", shared_rules);
+    if agents > joined_agents.len() {
+        finding.with("group_agents_total", agents)
+    } else {
+        finding
+    }
 }
 
-/// A user-agent value that starts with `*` and names something.
-pub(super) fn starred_user_agent(robots: &RobotsTxt, line: usize, name: &str) -> Finding {
-    let value =
-        user_agent_at(robots, line).map_or_else(String::new, |agent| agent.value.to_string());
-    let group = group_at(robots, line);
-    let rules = group.map_or(0, |group| group.rules.len());
-    Finding::new(
-        CheckId::SyntaxStarredUserAgent,
-        Evidence::line(line, line_text(robots, line)),
-    )
-    .with("value", value)
-    .with("name", name)
-    .with("rules", rules)
-    .with("disallows_all", group.is_some_and(disallows_root))
+impl Readings {
+    /// A user-agent value that starts with `*` and names something.
+    pub(super) fn starred_user_agent(
+        &mut self,
+        robots: &RobotsTxt,
+        line: usize,
+        name: &str,
+    ) -> Finding {
+        let value =
+            user_agent_at(robots, line).map_or_else(String::new, |agent| agent.value.to_string());
+        let group = group_at(robots, line);
+        let rules = group.map_or(0, |group| group.rules.len());
+        let disallows_all = group.is_some_and(|group| {
+            *self
+                .disallows_root
+                .entry(group.line)
+                .or_insert_with(|| disallows_root(group))
+        });
+        Finding::new(
+            CheckId::SyntaxStarredUserAgent,
+            Evidence::line(line, line_text(robots, line)),
+        )
+        .with("value", value)
+        .with("name", name)
+        .with("rules", rules)
+        .with("disallows_all", disallows_all)
+    }
 }
 
 /// Whether a group's own rules, read alone, disallow `/`: the most specific rule matching

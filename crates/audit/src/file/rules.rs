@@ -7,13 +7,15 @@ use robots::{AgentRules, GroupSelection, RobotsTxt, Rule, RuleKind};
 
 use crate::catalogue::CheckId;
 use crate::collect::Findings;
+use crate::cost::units::{PAIR_COST, PIECE_COST};
+use crate::cost::Budget;
 use crate::finding::{Evidence, Finding};
 
 use super::line_text;
 
-/// A group with more rules than this is not searched for shadowed or redundant rules (the
-/// comparison is quadratic), and at most this many rules of a group are probed for the other
-/// logic checks.
+/// A rule set (the merged rules of the crawlers following the same groups) with more rules
+/// than this is not searched for shadowed or redundant rules (the comparison is quadratic),
+/// and at most this many rules of a set are probed for the other logic checks.
 pub const MAX_RULES_COMPARED: usize = 1_000;
 
 /// The `group` parameter of a finding: the token, `*`, or empty for no group.
@@ -71,16 +73,20 @@ struct Compiled<'r> {
     rule: &'r Rule,
     canonical: String,
     probe: Option<(String, bool)>,
+    /// What matching a path against this rule costs besides the path's length: one
+    /// substring search per `*`-separated piece.
+    match_cost: u64,
 }
 
-/// Whether `broad` matches every URL `narrow` matches.
-fn covers(broad: &Compiled<'_>, narrow: &Compiled<'_>) -> bool {
+/// Whether `broad` matches every URL `narrow` matches; adds the comparison's cost to `work`.
+fn covers(broad: &Compiled<'_>, narrow: &Compiled<'_>, work: &mut u64) -> bool {
     let Some((literal, anchored)) = &narrow.probe else {
         return false;
     };
     if !anchored && broad.canonical.ends_with('$') {
         return false;
     }
+    *work += PAIR_COST + to_u64(literal.len()) + broad.match_cost;
     broad.rule.matches(literal)
 }
 
@@ -91,36 +97,74 @@ fn beats(winner: &Rule, loser: &Rule) -> bool {
             && loser.kind == RuleKind::Disallow)
 }
 
+/// How far the comparison of one rule set went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Compared {
+    /// Every pair compared.
+    Whole,
+    /// More rules than [`MAX_RULES_COMPARED`]: only repeated rules were looked for.
+    TooLarge,
+    /// The budget ran out part of the way.
+    Stopped,
+}
+
 /// Checks one crawler's merged rules: identical, repeated, shadowed and redundant rules.
-pub(super) fn rule_set(robots: &RobotsTxt, rules: &AgentRules, findings: &mut Findings) {
+/// `line` is where the set's first group starts (the evidence when the set is too large).
+/// The caller has counted the merge ([`RULE_COST`](crate::cost::RULE_COST) per rule); each
+/// comparison of two rules counts [`PAIR_COST`], the length of the path matched and
+/// [`PIECE_COST`] per `*` of the pattern matched.
+pub(super) fn rule_set(
+    robots: &RobotsTxt,
+    rules: &AgentRules,
+    line: Option<usize>,
+    findings: &mut Findings,
+    budget: &mut Budget,
+) -> Compared {
     let merged = merged_rules(robots, rules);
     let group = group_param(rules.group());
     repeated(robots, &merged, group, findings);
     if merged.len() > MAX_RULES_COMPARED {
+        let evidence = match line {
+            Some(line) => Evidence::line(line, line_text(robots, line)),
+            None => Evidence::default(),
+        };
         findings.push(
-            Finding::new(CheckId::AuditLimited, Evidence::default())
+            Finding::new(CheckId::AuditLimited, evidence)
                 .with("group", group)
                 .with("rules", merged.len()),
         );
-        return;
+        return Compared::TooLarge;
     }
     let compiled: Vec<Compiled<'_>> = merged
         .iter()
         .map(|&rule| {
             let canonical = rule.canonical_pattern();
             let probe = literal_probe(&canonical);
+            let pieces = canonical.bytes().filter(|&b| b == b'*').count();
             Compiled {
                 rule,
-                canonical,
                 probe,
+                match_cost: to_u64(pieces).saturating_mul(PIECE_COST),
+                canonical,
             }
         })
         .collect();
     for narrow in compiled.iter().filter(|rule| rule.probe.is_some()) {
-        if let Some(finding) = never_decides(robots, narrow, &compiled) {
+        let mut work = 0;
+        let finding = never_decides(robots, narrow, &compiled, &mut work);
+        if let Some(finding) = finding {
             findings.push(finding);
         }
+        if !budget.spend(work) {
+            return Compared::Stopped;
+        }
     }
+    Compared::Whole
+}
+
+/// A count as comparison units.
+pub(super) fn to_u64(count: usize) -> u64 {
+    u64::try_from(count).unwrap_or(u64::MAX)
 }
 
 /// Rules repeated, or the same path both allowed and disallowed, in file order.
@@ -162,20 +206,22 @@ fn never_decides(
     robots: &RobotsTxt,
     narrow: &Compiled<'_>,
     compiled: &[Compiled<'_>],
+    work: &mut u64,
 ) -> Option<Finding> {
     let different = |broad: &&Compiled<'_>| broad.canonical != narrow.canonical;
     let winner = compiled
         .iter()
         .filter(different)
-        .find(|broad| beats(broad.rule, narrow.rule) && covers(broad, narrow));
+        .find(|broad| beats(broad.rule, narrow.rule) && covers(broad, narrow, work));
     let (other, always_wins) = match winner {
         Some(winner) => (winner, true),
         None => {
             let broader = compiled
                 .iter()
                 .filter(different)
-                .find(|broad| broad.rule.kind == narrow.rule.kind && covers(broad, narrow))?;
+                .find(|broad| broad.rule.kind == narrow.rule.kind && covers(broad, narrow, work))?;
             let space = literal_prefix(&broader.canonical);
+            *work += to_u64(compiled.len()) * PAIR_COST;
             let exception_possible = compiled.iter().any(|other| {
                 other.rule.kind != narrow.rule.kind && {
                     let prefix = literal_prefix(&other.canonical);

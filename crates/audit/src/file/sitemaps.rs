@@ -7,6 +7,8 @@ use url::Url;
 
 use crate::catalogue::CheckId;
 use crate::collect::Findings;
+use crate::cost::units::CheckCost;
+use crate::cost::{AuditStage, Budget};
 use crate::crawlers::{self, CRAWLERS};
 use crate::finding::{Evidence, Finding};
 
@@ -21,7 +23,12 @@ pub(crate) fn origin(url: &Url) -> (String, String, Option<u16>) {
     )
 }
 
-pub(super) fn sitemaps(robots: &RobotsTxt, context: &FileContext<'_>, findings: &mut Findings) {
+pub(super) fn sitemaps(
+    robots: &RobotsTxt,
+    context: &FileContext<'_>,
+    findings: &mut Findings,
+    budget: &mut Budget,
+) {
     let declared = robots.sitemaps();
     if declared.is_empty() && !findings.has(&CheckId::SitemapInvalidUrl) {
         findings.push(Finding::new(CheckId::SitemapNone, Evidence::default()));
@@ -62,6 +69,14 @@ pub(super) fn sitemaps(robots: &RobotsTxt, context: &FileContext<'_>, findings: 
             continue;
         }
         let target = &url[url::Position::BeforePath..];
+        let cost = audiences
+            .iter()
+            .map(|(_, _, rules_cost)| rules_cost.of_path(target))
+            .fold(0, u64::saturating_add);
+        if !budget.spend(cost) {
+            budget.cut_short(AuditStage::Sitemaps);
+            return;
+        }
         if let Some(finding) = disallowed(&audiences, target, at_line(CheckId::SitemapDisallowed)) {
             findings.push(finding);
         }
@@ -70,11 +85,11 @@ pub(super) fn sitemaps(robots: &RobotsTxt, context: &FileContext<'_>, findings: 
 
 /// `finding`, completed, if the first audience that may not fetch the sitemap at `target`.
 fn disallowed(
-    audiences: &[(AgentRules, &'static str)],
+    audiences: &[(AgentRules, &'static str, CheckCost)],
     target: &str,
     finding: Finding,
 ) -> Option<Finding> {
-    let (who, rule) = audiences.iter().find_map(|(rules, who)| {
+    let (who, rule) = audiences.iter().find_map(|(rules, who, _)| {
         let decision = rules.check(target);
         match (decision.allowed, decision.rule) {
             (false, Some(rule)) => Some((*who, (rule.line, rule.kind, rule.pattern.to_owned()))),
@@ -93,8 +108,9 @@ fn disallowed(
 }
 
 /// Whom a sitemap is for: every crawler (`*`), unless `*` is shut out on purpose (an
-/// allow-list), and the major search engines in any case.
-fn audiences(robots: &RobotsTxt) -> Vec<(AgentRules, &'static str)> {
+/// allow-list), and the major search engines in any case; with what checking a URL against
+/// their rules may cost.
+fn audiences(robots: &RobotsTxt) -> Vec<(AgentRules, &'static str, CheckCost)> {
     let global = robots.global_rules();
     let mut audiences = Vec::new();
     if *global.group() != GroupSelection::Global || global.check("/").allowed {
@@ -104,6 +120,12 @@ fn audiences(robots: &RobotsTxt) -> Vec<(AgentRules, &'static str)> {
         audiences.push((crawlers::rules_for(robots, crawler), crawler.token));
     }
     audiences
+        .into_iter()
+        .map(|(rules, who)| {
+            let cost = CheckCost::of(&rules);
+            (rules, who, cost)
+        })
+        .collect()
 }
 
 /// Says what is wrong with a sitemap URL that is not an absolute http(s) URL with a host.

@@ -6,7 +6,9 @@ use crate::catalogue::CheckId;
 use crate::collect::Findings;
 use crate::finding::{Evidence, Finding};
 
-use super::readings::{agent_list_split, empty_rule_kind, starred_user_agent, user_agent_at};
+use crate::cost::Budget;
+
+use super::readings::{agent_list_split, empty_rule_kind, user_agent_at, Readings};
 use super::sitemaps::invalid_sitemap;
 use super::{line_text, FileContext};
 
@@ -76,7 +78,11 @@ fn classify_field(field: &str) -> FieldClass {
             .filter(|c| c.is_ascii_alphabetic())
             .collect();
         let limit = if known_squashed.len() >= 7 { 2 } else { 1 };
-        if squashed == known_squashed || edit_distance(&squashed, &known_squashed) <= limit {
+        // The distance is at least the difference in length: most names need no table.
+        let close_in_length = squashed.len().abs_diff(known_squashed.len()) <= limit;
+        if squashed == known_squashed
+            || (close_in_length && edit_distance(&squashed, &known_squashed) <= limit)
+        {
             return FieldClass::Typo {
                 meant: known,
                 google_reads_it: false,
@@ -102,24 +108,38 @@ fn edit_distance(a: &str, b: &str) -> usize {
     previous[b.len()]
 }
 
-pub(super) fn syntax(robots: &RobotsTxt, context: &FileContext<'_>, findings: &mut Findings) {
-    for diagnostic in robots.diagnostics() {
-        if let Some(finding) = diagnostic_finding(robots, context, diagnostic) {
+/// How many lines are checked between two looks at the CPU clock.
+const CLOCK_EVERY_LINES: usize = 1024;
+
+pub(super) fn syntax(
+    robots: &RobotsTxt,
+    context: &FileContext<'_>,
+    findings: &mut Findings,
+    budget: &mut Budget,
+) {
+    let mut readings = Readings::default();
+    for (count, diagnostic) in robots.diagnostics().iter().enumerate() {
+        if count % CLOCK_EVERY_LINES == 0 && budget.out_of_time() {
+            return;
+        }
+        if let Some(finding) = diagnostic_finding(robots, context, diagnostic, &mut readings) {
             findings.push(finding);
         }
     }
-    for group in robots.groups() {
-        for rule in &group.rules {
-            if let Some(regex) = regex_syntax(&rule.pattern) {
-                findings.push(
-                    Finding::new(
-                        CheckId::SyntaxRegex,
-                        Evidence::line(rule.line, line_text(robots, rule.line)),
-                    )
-                    .with("regex", regex)
-                    .with("pattern", &rule.pattern),
-                );
-            }
+    let rules = robots.groups().iter().flat_map(|group| group.rules.iter());
+    for (count, rule) in rules.enumerate() {
+        if count % CLOCK_EVERY_LINES == 0 && budget.out_of_time() {
+            return;
+        }
+        if let Some(regex) = regex_syntax(&rule.pattern) {
+            findings.push(
+                Finding::new(
+                    CheckId::SyntaxRegex,
+                    Evidence::line(rule.line, line_text(robots, rule.line)),
+                )
+                .with("regex", regex)
+                .with("pattern", &rule.pattern),
+            );
         }
     }
 }
@@ -129,6 +149,7 @@ fn diagnostic_finding(
     robots: &RobotsTxt,
     context: &FileContext<'_>,
     diagnostic: &Diagnostic,
+    readings: &mut Readings,
 ) -> Option<Finding> {
     let line = diagnostic.line;
     let at_line = |id: CheckId| Finding::new(id, Evidence::line(line, line_text(robots, line)));
@@ -159,7 +180,9 @@ fn diagnostic_finding(
             Some(RuleKind::Allow) => at_line(CheckId::SyntaxEmptyAllow),
             _ => at_line(CheckId::SyntaxEmptyDisallow),
         },
-        DiagnosticKind::StarredUserAgent { name } => starred_user_agent(robots, line, name),
+        DiagnosticKind::StarredUserAgent { name } => {
+            readings.starred_user_agent(robots, line, name)
+        }
         DiagnosticKind::AgentListSplitByCrawlDelay {
             group_line,
             crawl_delay_line,
