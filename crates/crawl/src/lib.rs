@@ -2,11 +2,13 @@
 //! sitemaps (read by the `sitemap` crate), WARC output (written by the `warc` crate). See the
 //! crate README.
 
+pub mod control;
 pub mod crawler;
 pub mod directives;
 pub mod event;
 pub mod html;
 pub mod input;
+pub mod metrics;
 pub mod normal;
 pub mod origins;
 pub mod site;

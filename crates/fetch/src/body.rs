@@ -98,8 +98,8 @@ pub struct Body {
 
 /// Counts (and optionally keeps) the bytes as received.
 #[derive(Debug, Default)]
-struct RawTap {
-    bytes: u64,
+pub(crate) struct RawTap {
+    pub(crate) bytes: u64,
     kept: Option<Vec<u8>>,
     keep_limit: usize,
 }
@@ -122,6 +122,8 @@ pub struct BodyReader {
     size_hint: usize,
     /// Held while the body is read (the pacer's permit: one request in flight per origin).
     _guard: Option<Box<dyn Send + Sync>>,
+    /// Tells the fetcher's observer the bytes read, when dropped.
+    _report: Option<crate::observe::BodyReport>,
 }
 
 enum Source {
@@ -247,6 +249,7 @@ impl BodyReader {
             tap,
             size_hint,
             _guard: None,
+            _report: None,
         }
     }
 
@@ -272,6 +275,19 @@ impl BodyReader {
     }
 
     /// Keeps `guard` alive until the reader is dropped.
+    /// Reports the bytes read to `observer` when this reader is dropped.
+    pub(crate) fn report_to(
+        &mut self,
+        observer: std::sync::Arc<dyn crate::observe::Observer>,
+        kind: crate::observe::RequestKind,
+    ) {
+        self._report = Some(crate::observe::BodyReport {
+            observer,
+            kind,
+            bytes: Arc::clone(&self.tap),
+        });
+    }
+
     pub(crate) fn hold(&mut self, guard: Box<dyn Send + Sync>) {
         self._guard = Some(guard);
     }

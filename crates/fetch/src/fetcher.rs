@@ -15,6 +15,7 @@ use crate::deadline::Deadline;
 use crate::error::{FetchError, TimeoutPhase};
 use crate::http::{CertificateDigest, HopRequest, HttpClient, Method, ResponseHead};
 use crate::net::{BuildError, ReqwestClient};
+use crate::observe::{Observer, RequestKind};
 use crate::redirect::{without_credentials, Next, RedirectChain, RedirectHop};
 
 /// Default body cap of [`Request::get`]: 1 MiB.
@@ -84,6 +85,8 @@ pub struct Request {
     /// Present this product token in the User-Agent instead of the fetcher's (JittyBot
     /// fetches media as `JittyBot-Image`): same version and info URL.
     pub agent: Option<String>,
+    /// What the request is for, as the fetcher's [`Observer`] counts it.
+    pub kind: RequestKind,
 }
 
 impl Request {
@@ -99,6 +102,7 @@ impl Request {
             accept: HeaderValue::from_static(DEFAULT_ACCEPT),
             keep_raw: false,
             agent: None,
+            kind: RequestKind::Page,
         }
     }
 
@@ -139,6 +143,12 @@ impl Request {
     /// Sets the `Accept` header.
     pub fn accept(mut self, accept: HeaderValue) -> Request {
         self.accept = accept;
+        self
+    }
+
+    /// Labels what the request is for ([`Observer`]).
+    pub fn kind(mut self, kind: RequestKind) -> Request {
+        self.kind = kind;
         self
     }
 
@@ -265,6 +275,7 @@ struct Inner {
     client: Arc<dyn HttpClient>,
     config: FetchConfig,
     user_agent: HeaderValue,
+    observer: Option<Arc<dyn Observer>>,
 }
 
 impl std::fmt::Debug for Fetcher {
@@ -300,8 +311,22 @@ impl Fetcher {
                 client,
                 config,
                 user_agent,
+                observer: None,
             }),
         })
+    }
+
+    /// This fetcher (same client and connections) telling `observer` about every request
+    /// it sends.
+    pub fn with_observer(&self, observer: Arc<dyn Observer>) -> Fetcher {
+        Fetcher {
+            inner: Arc::new(Inner {
+                client: Arc::clone(&self.inner.client),
+                config: self.inner.config.clone(),
+                user_agent: self.inner.user_agent.clone(),
+                observer: Some(observer),
+            }),
+        }
     }
 
     /// The checked addresses of `host` for `port`, as a request would use them (empty from a
@@ -386,18 +411,25 @@ impl Fetcher {
                     self.inner.client.send(hop_request.clone()),
                 )
                 .await;
+            let observer = self.inner.observer.as_ref();
             let response = match response {
                 Ok(response) => response,
                 Err(error) => {
                     tracing::debug!(error = %error.full_message(), "hop failed");
+                    if let Some(observer) = observer {
+                        observer.answered(request.kind, Err(&error));
+                    }
                     return Err(error);
                 }
             };
+            if let Some(observer) = observer {
+                observer.answered(request.kind, Ok(response.head.status));
+            }
             let mut response = response;
             redact_location(&mut response.head.headers, &hop_request.url);
             tracing::debug!(status = response.head.status.as_u16(), version = ?response.head.version, "response head");
             let host = hop_request.url.host_str().unwrap_or_default().to_owned();
-            let body = match request.method {
+            let mut body = match request.method {
                 Method::Head => BodyReader::empty(&response.head.headers, deadline),
                 Method::Get => BodyReader::new(
                     response.body,
@@ -411,6 +443,9 @@ impl Fetcher {
                     },
                 ),
             };
+            if let Some(observer) = observer {
+                body.report_to(Arc::clone(observer), request.kind);
+            }
             Ok(Hop {
                 sent_at,
                 request: hop_request,

@@ -53,6 +53,7 @@ mod fetcher;
 mod headers;
 mod http;
 mod net;
+mod observe;
 mod pacer;
 mod polite;
 mod redirect;
@@ -93,10 +94,11 @@ pub use http::{
     ResponseHead,
 };
 pub use net::{BuildError, ReqwestClient};
+pub use observe::{Observer, RequestKind};
 pub use pacer::{
-    Learned, OriginKey, OriginSnapshot, OriginState, PaceSkip, Pacer, PacerConfig, Permit, Plan,
-    WaitBudget, WaitLimit, WaitReason, DEFAULT_BACKOFF_BASE, DEFAULT_BACKOFF_MAX, DEFAULT_PACE,
-    DEFAULT_PAUSE_AFTER, MAX_CRAWL_DELAY, MAX_PROBE_INTERVAL,
+    Learned, OriginKey, OriginSnapshot, OriginState, Overrides, PaceSkip, Pacer, PacerConfig,
+    Permit, Plan, WaitBudget, WaitLimit, WaitReason, DEFAULT_BACKOFF_BASE, DEFAULT_BACKOFF_MAX,
+    DEFAULT_PACE, DEFAULT_PAUSE_AFTER, MAX_CRAWL_DELAY, MAX_PROBE_INTERVAL,
 };
 pub use polite::{
     Fetched, Operation, OriginMap, Outcome, Polite, PoliteRequest, PoliteResponse, RobotsCheck,

@@ -26,6 +26,7 @@ use crate::deadline::Deadline;
 use crate::error::FetchError;
 use crate::fetcher::{Fetcher, HopRecord, Request, Response, Validators};
 use crate::headers::{cache_lifetime, max_age, retry_after, DEFAULT_CACHE_LIFETIME};
+use crate::observe::RequestKind;
 use crate::redirect::RedirectHop;
 use crate::scope::Scope;
 use crate::verdict::{RulesSource, Verdict};
@@ -221,7 +222,8 @@ async fn fetch_robots(
     let mut request = Request::get(robots_url.clone())
         .max_body_bytes(ROBOTS_TXT_MAX_BYTES)
         .max_redirects(ROBOTS_TXT_MAX_REDIRECTS)
-        .accept(http::HeaderValue::from_static(ROBOTS_TXT_ACCEPT));
+        .accept(http::HeaderValue::from_static(ROBOTS_TXT_ACCEPT))
+        .kind(RequestKind::Robots);
     if let Some(validators) = validators {
         request = request.validators(validators.clone());
     }

@@ -301,3 +301,65 @@ async fn the_pace_counts_from_the_answer_when_one_was_marked() {
     assert_eq!(Instant::now() - answered_at, 2 * SECOND);
     drop(again);
 }
+
+/// Overrides as an operator sets them: a floor for one origin, a host held.
+#[derive(Debug, Default)]
+struct Operator {
+    floor: std::sync::Mutex<Option<Duration>>,
+    held: std::sync::Mutex<Vec<String>>,
+}
+
+impl fetch::Overrides for Operator {
+    fn floor(&self, key: &OriginKey, _host: &str) -> Option<Duration> {
+        (*key == origin())
+            .then(|| *self.floor.lock().unwrap())
+            .flatten()
+    }
+    fn held(&self, host: &str) -> bool {
+        self.held.lock().unwrap().iter().any(|h| h == host)
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_operators_floor_slows_the_origin_and_a_held_host_gets_no_turn() {
+    let operator = Arc::new(Operator::default());
+    let pacer = Pacer::new(PacerConfig::default())
+        .with_overrides(Arc::clone(&operator) as Arc<dyn fetch::Overrides>);
+    let first = request(&pacer, Learned::Success).await;
+    let second = request(&pacer, Learned::Success).await;
+    assert_eq!(second - first, SECOND, "the pace");
+    *operator.floor.lock().unwrap() = Some(5 * SECOND);
+    let third = request(&pacer, Learned::Success).await;
+    assert_eq!(
+        third - second,
+        5 * SECOND,
+        "the floor, for every host of the origin"
+    );
+    let snapshot = pacer.export(&origin()).unwrap();
+    let next = snapshot.next_start.unwrap();
+    let last = snapshot.last_start.unwrap();
+    assert!(
+        next.duration_since(last) >= jiff::SignedDuration::from_millis(4_990),
+        "the floor is part of the exported next start: {last} -> {next}"
+    );
+    // A floor under the pace changes nothing.
+    *operator.floor.lock().unwrap() = Some(SECOND / 10);
+    let fourth = request(&pacer, Learned::Success).await;
+    assert_eq!(fourth - third, SECOND);
+    operator.held.lock().unwrap().push("a.test".into());
+    let held = pacer
+        .acquire(&origin(), "a.test", None, false, WaitLimit::default())
+        .await
+        .unwrap_err();
+    assert_eq!(held, PaceSkip::Held);
+    // A probe is a request too.
+    let held = pacer
+        .acquire(&origin(), "a.test", None, true, WaitLimit::default())
+        .await
+        .unwrap_err();
+    assert_eq!(held, PaceSkip::Held);
+    let other = pacer
+        .acquire(&origin(), "b.test", None, false, WaitLimit::default())
+        .await;
+    assert!(other.is_ok(), "other hosts of the origin go on");
+}

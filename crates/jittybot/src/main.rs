@@ -34,6 +34,9 @@ enum Command {
     Crawl(Box<cmd::crawl::Args>),
     /// Show a crawl's state: URLs by state, origins, totals.
     CrawlStatus(cmd::crawl::StatusArgs),
+    /// Pull an operator's lever on running crawls: pace, exclude or include a site, refresh
+    /// its robots.txt; list the levers set.
+    CrawlControl(cmd::crawl_control::Args),
     /// Run RobotsTxtParser the service: the JSON API, the analysis queue, the schedule.
     Serve(Box<cmd::serve::Args>),
     /// Manage the list of sites the service checks on its schedule.
@@ -79,6 +82,7 @@ fn main() -> ExitCode {
         Command::Analyze(args) => cmd::analyze::run(args),
         Command::Crawl(args) => cmd::crawl::run(*args),
         Command::CrawlStatus(args) => cmd::crawl::status(args),
+        Command::CrawlControl(args) => cmd::crawl_control::run(args),
         Command::Serve(args) => cmd::serve::run(*args),
         Command::Sites(args) => cmd::sites::run(args),
         Command::Maintain(args) => cmd::maintain::run(args),

@@ -168,6 +168,10 @@ async fn commit(
         let mut outcome = work.outcome;
         if !work.members.is_empty() {
             let locations = warc.write_encoded(&work.members)?;
+            let bytes: usize = work.members.iter().map(Vec::len).sum();
+            counters
+                .warc_bytes
+                .fetch_add(bytes as u64, std::sync::atomic::Ordering::Relaxed);
             if let (Some(o), Some(i)) = (outcome.as_mut(), work.main) {
                 if let (Some(fetch), Some(loc)) = (o.fetch.as_mut(), locations.get(i)) {
                     fetch.warc_file = Some(loc.file.clone());
@@ -202,6 +206,7 @@ async fn commit(
         retrying(|| store.release_origins(&releases, holder)).await?;
     }
     super::StageTimes::add(&counters.time.store, store_started);
+    counters.commit_latency.observe(store_started.elapsed());
     Ok(releases)
 }
 

@@ -81,6 +81,9 @@ pub struct CrawlConfig {
     pub origin_lease: Duration,
     /// Which sites' pages are rendered in a browser.
     pub interactive: super::Interactive,
+    /// The operator's levers kept in a file (`--control`), applied at the start and again
+    /// whenever the file changes.
+    pub control_file: Option<PathBuf>,
 }
 
 impl CrawlConfig {
@@ -98,6 +101,7 @@ impl CrawlConfig {
             active_origins: DEFAULT_ACTIVE_ORIGINS,
             origin_lease: crate::store::ORIGIN_LEASE,
             interactive: super::Interactive::Off,
+            control_file: None,
         }
     }
 }

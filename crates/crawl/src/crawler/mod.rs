@@ -64,6 +64,9 @@ pub enum CrawlError {
     /// A task panicked.
     #[error("a crawl task failed: {0}")]
     Task(String),
+    /// The operator's levers could not be set up (a bad `--control` file).
+    #[error(transparent)]
+    Levers(#[from] crate::control::LeversError),
 }
 
 /// Why the crawl ended.
@@ -97,6 +100,10 @@ pub struct LiveCounters {
     pub backing_off: AtomicU64,
     /// Origins paused until a probe succeeds, refreshed likewise.
     pub paused: AtomicU64,
+    /// Compressed WARC bytes written.
+    pub warc_bytes: AtomicU64,
+    /// How long store group commits take.
+    pub commit_latency: crate::metrics::CommitLatency,
     /// Time spent in each stage, summed over tasks (benchmark breakdown).
     pub time: StageTimes,
 }
@@ -131,6 +138,7 @@ pub(crate) struct Ctx {
     places: Places,
     config: CrawlConfig,
     holder: Holder,
+    levers: Arc<crate::control::Levers>,
     committer: committer::Committer,
     events: mpsc::UnboundedSender<Event>,
     stop: Arc<AtomicBool>,
@@ -247,6 +255,12 @@ impl Crawler {
         Arc::clone(&self.counters)
     }
 
+    /// Tells `observer` about every request the crawl sends (the metrics,
+    /// `crate::metrics::CrawlMetrics`).
+    pub fn observe_requests(&mut self, observer: Arc<dyn fetch::Observer>) {
+        self.fetcher = self.fetcher.with_observer(observer);
+    }
+
     /// Add `seeds` to the crawl and run it to the end, sending events as they happen.
     pub async fn run(
         self,
@@ -284,17 +298,18 @@ impl Crawler {
             fetch::CacheLimits::default(),
             Arc::new(StoreRobots(self.store.clone())),
         );
-        let polite = Polite::new(
-            robots,
-            Pacer::new(self.config.pacer),
-            places.origins.clone(),
-        );
+        let levers =
+            crate::control::Levers::load(&self.store, self.config.control_file.as_deref()).await?;
+        let pacer = Pacer::new(self.config.pacer)
+            .with_overrides(Arc::clone(&levers) as Arc<dyn fetch::Overrides>);
+        let polite = Polite::new(robots, pacer, places.origins.clone());
         let ctx = Arc::new(Ctx {
             store: self.store.clone(),
             polite,
             places,
             config: self.config.clone(),
             holder: holder.clone(),
+            levers,
             committer,
             events,
             stop: Arc::clone(&self.stop),
@@ -382,6 +397,7 @@ async fn schedule(ctx: &Arc<Ctx>) -> Result<EndReason, CrawlError> {
     let mut active: HashMap<tokio::task::Id, (i64, Arc<lease::LeaseWatch>)> = HashMap::new();
     let mut last_renewal = tokio::time::Instant::now();
     let mut last_progress: Option<tokio::time::Instant> = None;
+    let mut last_levers: Option<tokio::time::Instant> = None;
     let mut first_error = None;
     loop {
         if ctx.stopping() {
@@ -391,16 +407,23 @@ async fn schedule(ctx: &Arc<Ctx>) -> Result<EndReason, CrawlError> {
             refresh_progress(ctx).await?;
             last_progress = Some(tokio::time::Instant::now());
         }
+        if last_levers.is_none_or(|t| t.elapsed() >= crate::control::LEVERS_REFRESH) {
+            ctx.levers.refresh(&ctx.store, ctx.polite.robots()).await?;
+            last_levers = Some(tokio::time::Instant::now());
+        }
         let room = ctx.config.active_origins.saturating_sub(workers.len());
         if room > 0 {
             let claim_started = tokio::time::Instant::now();
+            // Origins whose only work is of excluded sites are left alone.
+            let mut except = ctx.committer.in_hand();
+            except.extend(ctx.levers.parked_origins());
             let claimed = ctx
                 .store
                 .claim_origins_except(
                     &ctx.holder,
                     Timestamp::now(),
                     u32::try_from(room).unwrap_or(u32::MAX),
-                    &ctx.committer.in_hand(),
+                    &except,
                 )
                 .await?;
             for origin in claimed {
@@ -428,6 +451,13 @@ async fn schedule(ctx: &Arc<Ctx>) -> Result<EndReason, CrawlError> {
         if workers.is_empty() && ctx.committer.pending.load(Ordering::SeqCst) == 0 {
             let (left, next) = ctx.store.pending_work().await?;
             if left == 0 {
+                return Ok(EndReason::Finished);
+            }
+            if let Some(held) = ctx.levers.only_held_left(&ctx.store, left).await? {
+                tracing::warn!(
+                    urls = held,
+                    "only URLs of excluded sites are left: they stay queued for a later run"
+                );
                 return Ok(EndReason::Finished);
             }
             // Wait for the earliest origin to be due (or for another process's work).

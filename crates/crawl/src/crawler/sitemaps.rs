@@ -172,6 +172,7 @@ async fn read_one(
     let mut request = Request::get(url.url().clone());
     request.max_body_bytes = usize::try_from(MAX_SITEMAP_BYTES).unwrap_or(usize::MAX);
     request.keep_raw = true;
+    request.kind = fetch::RequestKind::Sitemap;
     if let Some(r) = &row {
         if r.fetched_at.is_some() && (r.etag.is_some() || r.last_modified.is_some()) {
             request.validators = Some(Validators {

@@ -53,7 +53,10 @@ pub(crate) async fn work_origin(
     }
     let mut result = Ok(());
     'claims: while !ctx.stopping() && lease.usable() {
-        let urls = ctx.store.claim_urls(origin.id, URL_CLAIM_BATCH).await?;
+        let urls = ctx
+            .store
+            .claim_urls_skipping(origin.id, URL_CLAIM_BATCH, &ctx.levers.held_hosts())
+            .await?;
         if urls.is_empty() {
             break;
         }
@@ -153,6 +156,22 @@ async fn process(
             .await?;
         return Ok(Flow::Continue);
     };
+    if ctx.levers.holds(https_form.host()) {
+        // Its site was excluded after the claim: back to the queue, untouched.
+        let back = Outcome {
+            id: url.id,
+            state: Some(UrlState::Queued),
+            attempts: url.attempts,
+            ..Outcome::default()
+        };
+        ctx.committer
+            .send(Work {
+                outcome: Some(back),
+                ..Work::default()
+            })
+            .await?;
+        return Ok(Flow::Continue);
+    }
     let (host, events) = ctx.places.host(&https_form, ctx.polite.pacer()).await?;
     ctx.emit_all(events);
     // The URL was claimed under this origin's lease: it is paced as part of it, even when
@@ -261,6 +280,7 @@ async fn fetch(ctx: &Arc<Ctx>, url: &ClaimedUrl, target: &NormalUrl) -> fetch::P
     request.keep_raw = true;
     if media {
         request.agent = Some(super::config::MEDIA_AGENT.to_string());
+        request.kind = fetch::RequestKind::Media;
     }
     if url.fetched_at.is_some() && (url.etag.is_some() || url.last_modified.is_some()) {
         request.validators = Some(Validators {

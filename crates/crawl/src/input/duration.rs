@@ -52,9 +52,39 @@ pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
     Ok(d)
 }
 
+/// A duration as [`parse_duration`] reads it, in the largest unit that divides it (`1500ms`,
+/// `2s`, `5m`, `0`). Sub-millisecond parts are dropped.
+pub fn format_duration(d: Duration) -> String {
+    let millis = d.as_millis();
+    if millis == 0 {
+        return "0".into();
+    }
+    let units = [
+        (86_400_000, "d"),
+        (3_600_000, "h"),
+        (60_000, "m"),
+        (1_000, "s"),
+    ];
+    for (per, unit) in units {
+        if millis % per == 0 {
+            return format!("{}{unit}", millis / per);
+        }
+    }
+    format!("{millis}ms")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn formatted_durations_read_back() {
+        for text in ["0", "1500ms", "2s", "5m", "1h", "7d", "90s"] {
+            let d = parse_duration(text).unwrap();
+            assert_eq!(format_duration(d), text);
+        }
+        assert_eq!(format_duration(Duration::from_secs(120)), "2m");
+    }
 
     #[test]
     fn units() {

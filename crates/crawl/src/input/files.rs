@@ -53,6 +53,9 @@ pub enum InputErrorKind {
     /// A host name that is not one.
     #[error("{0:?} is not a host name")]
     Host(String),
+    /// A `--control` line that is not a lever (`crate::control`).
+    #[error(transparent)]
+    Lever(crate::control::LeverError),
     /// A seed that is not a crawlable URL.
     #[error("{url:?}: {source}")]
     Url {
@@ -107,7 +110,7 @@ pub struct OriginRule {
 }
 
 /// Read `reader` line by line, calling `each(line_number, fields)` for every non-empty line.
-fn each_line(
+pub(crate) fn each_line(
     file: &Path,
     mut reader: impl BufRead,
     mut each: impl FnMut(usize, Vec<&str>) -> Result<(), InputErrorKind>,

@@ -4,7 +4,8 @@
 mod duration;
 mod files;
 
-pub use duration::{parse_duration, DurationError, MAX_DURATION};
+pub use duration::{format_duration, parse_duration, DurationError, MAX_DURATION};
+pub(crate) use files::each_line;
 pub use files::{
     parse_hosts, parse_origins, read_seeds, HostPattern, HostsPin, InputError, InputErrorKind,
     OriginRule, MAX_LINE_BYTES,

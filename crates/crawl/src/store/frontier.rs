@@ -236,10 +236,31 @@ impl Store {
     /// Claim up to `limit` queued URLs of an origin this process has leased (sitemap URLs
     /// first, then in the order found); they become in flight.
     pub async fn claim_urls(&self, origin_id: i64, limit: u32) -> Result<Vec<ClaimedUrl>, DbError> {
-        let sql = "UPDATE crawl_urls SET state = 1 WHERE id IN (SELECT id FROM crawl_urls \
+        self.claim_urls_skipping(origin_id, limit, &[]).await
+    }
+
+    /// [`Store::claim_urls`], leaving the URLs of the hosts `skip` queued (an operator's
+    /// exclusion, `crate::control`).
+    pub async fn claim_urls_skipping(
+        &self,
+        origin_id: i64,
+        limit: u32,
+        skip: &[i64],
+    ) -> Result<Vec<ClaimedUrl>, DbError> {
+        const SQL: &str = "UPDATE crawl_urls SET state = 1 WHERE id IN (SELECT id FROM crawl_urls \
                    WHERE origin_id = $1 AND state = 0 ORDER BY priority, id LIMIT $2) \
                    RETURNING id, key, host_id, kind, attempts, etag, last_modified, lastmod, \
                    fetched_at, in_sitemap, warc_record_id, priority, redirects";
+        let skipping = (!skip.is_empty()).then(|| {
+            SQL.replace(
+                "AND state = 0 ORDER BY",
+                &format!(
+                    "AND state = 0 AND host_id NOT IN ({}) ORDER BY",
+                    super::id_list(skip)
+                ),
+            )
+        });
+        let sql = skipping.as_deref().unwrap_or(SQL);
         type Row = (
             i64,
             String,
@@ -256,6 +277,7 @@ impl Store {
             Option<String>,
         );
         let rows: Vec<Row> = with_pool!(&self.db, pool => sqlx::query_as(sql)
+            .persistent(skipping.is_none())
             .bind(origin_id)
             .bind(i64::from(limit))
             .fetch_all(pool)

@@ -152,7 +152,7 @@ impl Store {
     /// Open (creating and migrating) the store at `target`.
     pub async fn open(target: &DbTarget) -> Result<Store, DbError> {
         Ok(Store {
-            db: Db::open(target, &[&CRAWL_SCHEMA]).await?,
+            db: Db::open(target, &[&CRAWL_SCHEMA, &crate::control::LEVERS_SCHEMA]).await?,
             origin_lease: ORIGIN_LEASE,
         })
     }

@@ -332,6 +332,22 @@ impl RobotsCache {
         self.slots.run_pending_tasks();
     }
 
+    /// Drops the cached scopes for which `which` holds (an operator's "fetch this site's
+    /// robots.txt again"): the next check of such a scope loads it from the store, and
+    /// fetches it when the store has none. Returns how many were dropped.
+    pub fn forget(&self, which: impl Fn(&Scope) -> bool) -> usize {
+        let dropped: Vec<Arc<Scope>> = self
+            .slots
+            .iter()
+            .filter(|(scope, _)| which(scope))
+            .map(|(scope, _)| scope)
+            .collect();
+        for scope in &dropped {
+            self.slots.invalidate(scope.as_ref());
+        }
+        dropped.len()
+    }
+
     /// The state of `scope` as it would be stored, if cached.
     pub fn entry(&self, scope: &Scope) -> Option<StoredEntry> {
         let slot = self.slots.get(scope)?;

@@ -137,6 +137,20 @@ pub enum PaceSkip {
         /// What the wait is for.
         reason: WaitReason,
     },
+    /// The operator holds every request to this host ([`Overrides::held`]).
+    Held,
+}
+
+/// An operator's overrides of the pacing, consulted on every turn (so cheap to ask): the
+/// crawler's levers for complaints. Floors pace an origin more slowly than the pace (and are
+/// part of its exported next start, so they hold across processes as the pace does); a held
+/// host gets no request at all.
+pub trait Overrides: Send + Sync + fmt::Debug {
+    /// The least gap between two requests to origin `key`, when a request goes to `host`
+    /// (empty when asked for the origin as a whole), if the operator set one.
+    fn floor(&self, key: &OriginKey, host: &str) -> Option<Duration>;
+    /// Whether requests to `host` are held: none is made while it is.
+    fn held(&self, host: &str) -> bool;
 }
 
 /// One origin's state as exported for a store, with wall-clock times (the crawler shares
@@ -167,12 +181,14 @@ struct Slot {
 pub struct Pacer {
     config: PacerConfig,
     origins: Mutex<HashMap<OriginKey, Arc<Slot>>>,
+    overrides: Option<Arc<dyn Overrides>>,
 }
 
 impl fmt::Debug for Pacer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Pacer")
             .field("config", &self.config)
+            .field("overrides", &self.overrides)
             .finish_non_exhaustive()
     }
 }
@@ -237,12 +253,29 @@ impl Pacer {
         Pacer {
             config,
             origins: Mutex::new(HashMap::new()),
+            overrides: None,
         }
+    }
+
+    /// This pacer, obeying an operator's `overrides` on every turn.
+    pub fn with_overrides(mut self, overrides: Arc<dyn Overrides>) -> Pacer {
+        self.overrides = Some(overrides);
+        self
     }
 
     /// The rules.
     pub fn config(&self) -> &PacerConfig {
         &self.config
+    }
+
+    /// The rules for a request to `host` of origin `key`: the pace raised to the operator's
+    /// floor, if any.
+    fn config_for(&self, key: &OriginKey, host: &str) -> PacerConfig {
+        let mut config = self.config;
+        if let Some(floor) = self.overrides.as_ref().and_then(|o| o.floor(key, host)) {
+            config.pace = config.pace.max(floor);
+        }
+        config
     }
 
     fn slot(&self, key: &OriginKey) -> Arc<Slot> {
@@ -265,6 +298,9 @@ impl Pacer {
         probe: bool,
         limit: WaitLimit<'_>,
     ) -> Result<Permit, PaceSkip> {
+        if self.overrides.as_ref().is_some_and(|o| o.held(host)) {
+            return Err(PaceSkip::Held);
+        }
         let slot = self.slot(key);
         let turn = Arc::clone(&slot.turn);
         let turn = match limit.deadline {
@@ -276,8 +312,13 @@ impl Pacer {
                 })?,
             None => turn.lock_owned().await,
         };
+        // Asked again with the turn in hand: a hold set while this request waited for it.
+        if self.overrides.as_ref().is_some_and(|o| o.held(host)) {
+            return Err(PaceSkip::Held);
+        }
+        let config = self.config_for(key, host);
         let now = Instant::now();
-        let plan = lock(&slot.state).plan(&self.config, host, crawl_delay, probe, now);
+        let plan = lock(&slot.state).plan(&config, host, crawl_delay, probe, now);
         let (at, reason) = match plan {
             Plan::Paused { probe_at } => {
                 let probe_at = Clocks::now().to_wall(probe_at);
@@ -299,7 +340,7 @@ impl Pacer {
         Ok(Permit {
             slot,
             host: host.to_owned(),
-            config: self.config,
+            config,
             learned: Learned::Nothing,
             waited: wait,
             _turn: turn,
@@ -347,7 +388,8 @@ impl Pacer {
         // once more, after every page of a crawl.
         let state = lock(&slot.state);
         let clocks = Clocks::now();
-        let next_start = match state.plan(&self.config, "", None, false, clocks.now) {
+        let config = self.config_for(key, "");
+        let next_start = match state.plan(&config, "", None, false, clocks.now) {
             Plan::At { at, .. } => at,
             Plan::Paused { probe_at } => probe_at,
         };

@@ -84,6 +84,16 @@ pub struct Args {
     /// Interactive mode for the sites of the URLs in FILE (one URL per line, as `--seeds`).
     #[arg(long, value_name = "FILE")]
     interactive_sites: Option<PathBuf>,
+    /// Operator levers kept in a file, one `crawl-control` command per line (`pace SITE
+    /// DURATION|default`, `exclude SITE`, `include SITE`, `refresh-robots SITE`): applied to
+    /// the store at the start, and again whenever the file changes.
+    #[arg(long, value_name = "FILE")]
+    control: Option<PathBuf>,
+    /// Serve Prometheus metrics at http://ADDR:PORT/metrics while the crawl runs (requests
+    /// by kind and status, bytes, URLs and origins by state, WARC bytes, store commit
+    /// latency). Plain HTTP without authentication: bind to loopback or a private network.
+    #[arg(long, value_name = "ADDR:PORT")]
+    metrics_listen: Option<std::net::SocketAddr>,
     #[command(flatten)]
     network: NetworkArgs,
 }
@@ -135,6 +145,7 @@ fn config(args: &Args) -> anyhow::Result<CrawlConfig> {
         c.origin_rules = parse_origins(path, open_file(path)?)?;
     }
     c.interactive = interactive(args)?;
+    c.control_file = args.control.clone();
     Ok(c)
 }
 
@@ -184,7 +195,18 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         let store = Store::open(&target)
             .await
             .with_context(|| format!("cannot open the store {target}"))?;
-        let crawler = Crawler::new(store.clone(), fetcher, config);
+        let mut crawler = Crawler::new(store.clone(), fetcher, config);
+        let metrics_server = match args.metrics_listen {
+            Some(addr) => {
+                let metrics = std::sync::Arc::new(crawl::metrics::CrawlMetrics::new(
+                    store.clone(),
+                    crawler.counters(),
+                ));
+                crawler.observe_requests(metrics.clone());
+                Some(super::metrics::serve(addr, metrics).await?)
+            }
+            None => None,
+        };
         let stop = crawler.stop_flag();
         tokio::spawn(async move {
             stop_signal().await;
@@ -206,6 +228,9 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         });
         let summary = crawler.run(&seeds, tx).await;
         let _ = printer.await;
+        if let Some(server) = metrics_server {
+            server.abort();
+        }
         store.close().await;
         let summary = summary?;
         Ok(match summary.reason {
