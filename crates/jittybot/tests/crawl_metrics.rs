@@ -19,9 +19,7 @@ const SITE: &str = "www.metrics.test";
 const DOWN: &str = "down.test";
 
 fn html(body: &str) -> Reply {
-    Reply::ok()
-        .header("Content-Type", "text/html")
-        .body(body.to_string())
+    Reply::ok().header("Content-Type", "text/html").body(body)
 }
 
 fn serve(web: &MultiWeb) {

@@ -66,7 +66,7 @@ pub fn format_duration(d: Duration) -> String {
         (1_000, "s"),
     ];
     for (per, unit) in units {
-        if millis % per == 0 {
+        if millis.is_multiple_of(per) {
             return format!("{}{unit}", millis / per);
         }
     }
