@@ -344,15 +344,15 @@ pub fn rules_for(robots: &RobotsTxt, crawler: &Crawler) -> robots::AgentRules {
     rules
 }
 
-/// The rules for `tokens` in order of preference, each read as a User-agent value is
-/// (`MJ12bot` names `MJ`, as `User-agent: MJ12bot` does); with none left, the `*` groups.
+/// The rules for `tokens` in order of preference, each read as the engine reads a caller's
+/// agent (`MJ12bot` names the groups whose user-agent value is `MJ12bot`, not every `MJ…`
+/// group); with none left, the `*` groups.
 pub(crate) fn rules_for_tokens(robots: &RobotsTxt, tokens: &[&str]) -> AgentRules {
-    let reduced = tokens
-        .iter()
-        .filter_map(|token| robots::product_token(token))
-        .take(robots::MAX_PREFERRED_TOKENS);
-    match ProductTokens::new(reduced) {
-        Ok(tokens) => robots.rules_for(&tokens),
+    let preferred = tokens.iter().take(robots::MAX_PREFERRED_TOKENS);
+    match ProductTokens::read(preferred) {
+        // The notes say how each name was read; the directory's names are known, so they
+        // carry nothing for the report.
+        Ok((tokens, _notes)) => robots.rules_for(&tokens),
         Err(_) => robots.global_rules(),
     }
 }
@@ -371,6 +371,14 @@ fn token_groups(robots: &RobotsTxt) -> HashMap<String, Vec<usize>> {
         }
     }
     groups
+}
+
+/// The groups one crawler of the directory follows, as [`table`] found them.
+enum Chosen<'a> {
+    /// Named by an RFC 9309 token: the groups that name it (cached per set of groups).
+    Groups(&'a str, &'a [usize]),
+    /// Named by a name beyond the RFC's tokens: its rules, chosen by the engine.
+    Rules(Box<AgentRules>),
 }
 
 /// What every crawler of the directory may fetch; `page` is a URL or path to check too.
@@ -393,17 +401,27 @@ pub fn table(robots: &RobotsTxt, page: Option<&str>) -> Vec<CrawlerAccess> {
         .iter()
         .map(|crawler| {
             let chosen = crawler.chain.iter().copied().find_map(|token| {
-                let groups = named.get(&token.to_ascii_lowercase())?;
-                Some((robots::product_token(token)?, groups.as_slice()))
+                if robots::product_token(token) == Some(token) {
+                    let groups = named.get(&token.to_ascii_lowercase())?;
+                    return Some(Chosen::Groups(token, groups.as_slice()));
+                }
+                // A name beyond RFC 9309's tokens (`MJ12bot`) names the groups whose value
+                // starts with the whole name, which the token map cannot tell: the engine
+                // chooses (a handful of crawlers, one pass over the groups each).
+                let (tokens, _notes) = ProductTokens::read([token]).ok()?;
+                let rules = robots.rules_for(&tokens);
+                matches!(rules.group(), GroupSelection::Named(_))
+                    .then(|| Chosen::Rules(Box::new(rules)))
             });
             let (selection, (root, page, crawl_delay)) = match chosen {
-                Some((token, groups)) => {
+                Some(Chosen::Groups(token, groups)) => {
                     let selection = GroupSelection::Named(token.to_owned());
                     let checked = checked.entry(Some(groups)).or_insert_with(|| {
                         check(robots.rules_of_groups(selection.clone(), groups))
                     });
                     (selection, checked.clone())
                 }
+                Some(Chosen::Rules(rules)) => (rules.group().clone(), check(*rules)),
                 None if crawler.ignores_global => {
                     (GroupSelection::None, check(AgentRules::empty()))
                 }
@@ -462,6 +480,23 @@ mod tests {
         assert_eq!(rules.group(), &GroupSelection::Named("Googlebot".into()));
         let robots = RobotsTxt::parse(b"User-agent: *\nDisallow: /\n");
         assert_eq!(rules_for(&robots, image).group(), &GroupSelection::Global);
+    }
+
+    #[test]
+    fn a_name_with_digits_picks_its_own_group_only() {
+        let robots = RobotsTxt::parse(
+            b"User-agent: MJ\nDisallow: /\n\nUser-agent: MJ12bot\nDisallow: /private\n\nUser-agent: *\nDisallow: /all\n",
+        );
+        let majestic = find("MJ12bot").unwrap();
+        let rules = rules_for(&robots, majestic);
+        assert!(rules.check("/").allowed);
+        assert!(!rules.check("/private").allowed);
+        let row = table(&robots, Some("/private"))
+            .into_iter()
+            .find(|row| row.token == "MJ12bot")
+            .unwrap();
+        assert!(row.root_allowed(), "{row:?}");
+        assert!(!row.page.unwrap().allowed, "the MJ12bot group decides");
     }
 
     #[test]
