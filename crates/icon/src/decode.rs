@@ -45,6 +45,11 @@ impl Png64 {
         self.0
     }
 
+    /// A PNG already checked to be [`ICON_SIZE`]-square (the sandbox's answer).
+    pub(crate) fn from_checked(png: Vec<u8>) -> Png64 {
+        Png64(png)
+    }
+
     /// Encodes a [`ICON_SIZE`]-square canvas.
     pub(crate) fn encode(canvas: &RgbaImage) -> Result<Png64, IconError> {
         let mut png = Vec::new();
@@ -114,16 +119,19 @@ fn kind_of(bytes: &[u8], content_type: Option<&str>) -> Result<Kind, IconError> 
             })
         };
     }
-    let svg_type = content_type.is_some_and(|ct| {
-        ct.split(';')
-            .next()
-            .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("image/svg+xml"))
-    });
-    if svg_type || svg::looks_like_svg(bytes) {
+    if content_type.is_some_and(is_svg_type) || svg::looks_like_svg(bytes) {
         Ok(Kind::Svg)
     } else {
         Err(IconError::Unrecognised)
     }
+}
+
+/// Whether a `Content-Type` says SVG (`image/svg+xml`, parameters ignored).
+pub(crate) fn is_svg_type(content_type: &str) -> bool {
+    content_type
+        .split(';')
+        .next()
+        .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("image/svg+xml"))
 }
 
 /// The limits every raster decode runs under.

@@ -14,10 +14,11 @@ use fetch::{
 use robots::ProductTokens;
 use url::Url;
 
-use crate::decode::{decode_icon, Png64, MAX_ICON_BYTES};
+use crate::decode::{Png64, MAX_ICON_BYTES};
 use crate::error::IconError;
 use crate::home::HeadBuffer;
 use crate::rank::{IconLink, RelKind};
+use crate::sandbox::IconDecoder;
 
 /// The product token the search fetches as (RobotsTxtParser's, as in `crates/audit`).
 pub const BOT_TOKEN: &str = "RobotsTxtParser";
@@ -128,14 +129,16 @@ pub struct IconSearch {
 /// Looks for the icon of the site whose home page is `site` (e.g. `https://example.com/`),
 /// as RobotsTxtParser, within [`FIND_ICON_DEADLINE`]. `home_page` spares the request for
 /// the home page when the caller has it. The future is `Send`: run it on any runtime.
-/// `fetcher` should identify as [`BOT_TOKEN`] (the service's analysis fetcher).
+/// `fetcher` should identify as [`BOT_TOKEN`] (the service's analysis fetcher). Icons are
+/// decoded by `decoder`: [`IconDecoder::Sandboxed`] for anything served by the web.
 pub async fn find_icon(
     fetcher: &Fetcher,
     site: &Url,
     home_page: Option<HomePage<'_>>,
+    decoder: &IconDecoder,
 ) -> IconSearch {
     let operation = Operation::within(FIND_ICON_DEADLINE).with_wait_budget(CRAWL_DELAY_BUDGET);
-    find_icon_within(fetcher, site, home_page, &operation).await
+    find_icon_within(fetcher, site, home_page, decoder, &operation).await
 }
 
 /// [`find_icon`] within the caller's `operation` (its deadline and wait budget).
@@ -143,6 +146,7 @@ pub async fn find_icon_within(
     fetcher: &Fetcher,
     site: &Url,
     home_page: Option<HomePage<'_>>,
+    decoder: &IconDecoder,
     operation: &Operation,
 ) -> IconSearch {
     // Fresh robots.txt for this search, remembered only within it (as an analysis).
@@ -179,7 +183,7 @@ pub async fn find_icon_within(
         let (result, png) = if operation.deadline.is_expired() {
             (AttemptResult::OutOfTime, None)
         } else {
-            try_icon(&polite, &url, operation).await
+            try_icon(&polite, &url, decoder, operation).await
         };
         tracing::debug!(url = %url, result = ?result, "icon attempt");
         search.attempts.push(Attempt {
@@ -241,6 +245,7 @@ async fn read_home_page(
 async fn try_icon(
     polite: &Polite,
     url: &Url,
+    decoder: &IconDecoder,
     operation: &Operation,
 ) -> (AttemptResult, Option<Png64>) {
     // One byte past the cap tells a file of exactly the cap from a longer one.
@@ -275,15 +280,12 @@ async fn try_icon(
         };
         return (AttemptResult::Broken(error), None);
     }
-    // Decoding is CPU work: off the async threads, and bounded by the same deadline (a
-    // decode still running then finishes on its own thread, its result dropped).
-    let decoding =
-        tokio::task::spawn_blocking(move || decode_icon(&body.bytes, content_type.as_deref()));
+    // Decoding is CPU work: off the async threads (in a helper process when sandboxed), and
+    // bounded by the same deadline.
+    let decoding = decoder.decode(body.bytes, content_type);
     match tokio::time::timeout_at(operation.deadline.instant(), decoding).await {
-        Ok(Ok(Ok(png))) => (AttemptResult::Used, Some(png)),
-        Ok(Ok(Err(error))) => (AttemptResult::Broken(error), None),
-        // A panic inside a decoder is contained to its thread: the icon is broken.
-        Ok(Err(_join)) => (AttemptResult::Broken(IconError::DecoderPanicked), None),
+        Ok(Ok(png)) => (AttemptResult::Used, Some(png)),
+        Ok(Err(error)) => (AttemptResult::Broken(error), None),
         Err(_elapsed) => (AttemptResult::OutOfTime, None),
     }
 }

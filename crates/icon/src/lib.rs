@@ -8,6 +8,9 @@
 //! - [`decode_icon`]: ICO, PNG, GIF, JPEG and WebP with the `image` crate under
 //!   [`image::Limits`], SVG with resvg (nothing external loaded), to a [`Png64`]: 64×64,
 //!   aspect kept, centred on transparency. A broken or hostile image is an [`IconError`].
+//! - [`Sandbox`] / [`IconDecoder`]: the same decoding in a helper process (the `icon-decode`
+//!   binary, or a program calling [`run_helper`]) that limits its memory and CPU time with
+//!   `setrlimit` first: any bomb stops only the helper ([`IconError::OverBudget`]).
 //! - [`find_icon`]: the polite search as RobotsTxtParser: declared icons, then
 //!   `/favicon.ico`, each skipped when robots.txt forbids it, one deadline for all.
 //! - [`icon_due`]: when to look again (30 days with an icon, 7 days without).
@@ -30,10 +33,11 @@ mod home;
 mod links;
 mod rank;
 mod refresh;
+mod sandbox;
 mod svg;
 
 pub use decode::{decode_icon, Png64, ICON_SIZE, MAX_DECODE_ALLOC, MAX_DIMENSION, MAX_ICON_BYTES};
-pub use error::IconError;
+pub use error::{IconError, IconErrorKind};
 pub use find::{
     find_icon, find_icon_within, Attempt, AttemptResult, FoundIcon, HomePage, HomePageRead,
     IconSearch, IconSource, BOT_TOKEN, CRAWL_DELAY_BUDGET, FIND_ICON_DEADLINE, HOME_PAGE_MAX_BYTES,
@@ -45,4 +49,9 @@ pub use links::{
 };
 pub use rank::{parse_sizes, rank, DeclaredSize, IconLink, RelKind, APPLE_TOUCH_DEFAULT_SIZE};
 pub use refresh::{icon_due, next_icon_check, ICON_REFRESH_AGE, NO_ICON_RETRY_AGE};
+pub use sandbox::{
+    run_helper, Budget, IconDecoder, Sandbox, SandboxError, DECODE_SUBCOMMAND, SANDBOX_CPU_TIME,
+    SANDBOX_MAX_INPUT_BYTES, SANDBOX_MAX_OUTPUT_BYTES, SANDBOX_MAX_OUTPUT_PIXELS,
+    SANDBOX_MAX_STDERR_BYTES, SANDBOX_MEMORY_BUDGET, SANDBOX_WALL_TIME,
+};
 pub use svg::{MAX_SVG_DEPTH, MAX_SVG_NODES, SVG_LAYER_COST};

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use fetch::{FetchConfig, Fetcher, ResolvePin, SkipReason, StatusCode};
 use icon::{
-    find_icon, AttemptResult, HomePage, HomePageRead, IconError, IconSource, RelKind, BOT_TOKEN,
-    CRAWL_DELAY_BUDGET, FIND_ICON_DEADLINE, HOME_PAGE_MAX_BYTES, MAX_DECLARED_TRIED,
+    find_icon, AttemptResult, HomePage, HomePageRead, IconDecoder, IconError, IconSource, RelKind,
+    BOT_TOKEN, CRAWL_DELAY_BUDGET, FIND_ICON_DEADLINE, HOME_PAGE_MAX_BYTES, MAX_DECLARED_TRIED,
     MAX_ICON_BYTES,
 };
 use image::{DynamicImage, ImageFormat, Rgba, RgbaImage};
@@ -79,7 +79,13 @@ async fn the_best_declared_icon_is_used() {
     web.site(host)
         .path("/small.png")
         .respond(Reply::ok().body(image_bytes(BLUE, 16, ImageFormat::Png)));
-    let search = find_icon(&make_fetcher(&web, &[host]), &site(&web, host), None).await;
+    let search = find_icon(
+        &make_fetcher(&web, &[host]),
+        &site(&web, host),
+        None,
+        &IconDecoder::InProcess,
+    )
+    .await;
     let found = search.icon.expect("an icon");
     assert_eq!(found.url.path(), "/static/big.png");
     assert_eq!(centre(found.png.as_bytes()), GREEN);
@@ -117,7 +123,13 @@ async fn favicon_ico_is_the_fallback_after_broken_declared_icons() {
             .header("Content-Type", "text/plain")
             .body(image_bytes(GREEN, 32, ImageFormat::Ico)),
     );
-    let search = find_icon(&make_fetcher(&web, &[host]), &site(&web, host), None).await;
+    let search = find_icon(
+        &make_fetcher(&web, &[host]),
+        &site(&web, host),
+        None,
+        &IconDecoder::InProcess,
+    )
+    .await;
     let found = search.icon.expect("an icon");
     assert_eq!(found.url.path(), "/favicon.ico");
     assert_eq!(centre(found.png.as_bytes()), GREEN);
@@ -160,7 +172,13 @@ async fn robots_forbidden_icon_paths_are_never_requested() {
     web.site(host)
         .path("/favicon.ico")
         .respond(Reply::ok().body(image_bytes(GREEN, 16, ImageFormat::Ico)));
-    let search = find_icon(&make_fetcher(&web, &[host]), &site(&web, host), None).await;
+    let search = find_icon(
+        &make_fetcher(&web, &[host]),
+        &site(&web, host),
+        None,
+        &IconDecoder::InProcess,
+    )
+    .await;
     assert!(search.icon.is_none());
     assert_eq!(search.attempts.len(), 2);
     for attempt in &search.attempts {
@@ -189,7 +207,13 @@ async fn a_forbidden_home_page_still_allows_favicon_ico() {
     web.site(host)
         .path("/favicon.ico")
         .respond(Reply::ok().body(image_bytes(BLUE, 48, ImageFormat::Png)));
-    let search = find_icon(&make_fetcher(&web, &[host]), &site(&web, host), None).await;
+    let search = find_icon(
+        &make_fetcher(&web, &[host]),
+        &site(&web, host),
+        None,
+        &IconDecoder::InProcess,
+    )
+    .await;
     assert!(matches!(
         search.home_page,
         HomePageRead::Skipped(SkipReason::Disallowed { .. })
@@ -226,7 +250,13 @@ async fn broken_and_bomb_images_give_no_icon() {
     web.site(host)
         .path("/favicon.ico")
         .respond(Reply::ok().body(b"\x00\x00\x01\x00garbage"));
-    let search = find_icon(&make_fetcher(&web, &[host]), &site(&web, host), None).await;
+    let search = find_icon(
+        &make_fetcher(&web, &[host]),
+        &site(&web, host),
+        None,
+        &IconDecoder::InProcess,
+    )
+    .await;
     assert!(search.icon.is_none());
     let results: Vec<String> = search
         .attempts
@@ -292,7 +322,13 @@ async fn a_given_home_page_is_not_fetched_again_and_resolves_against_its_final_u
         url: &final_url,
         html,
     };
-    let search = find_icon(&make_fetcher(&web, &[host]), &site(&web, host), Some(page)).await;
+    let search = find_icon(
+        &make_fetcher(&web, &[host]),
+        &site(&web, host),
+        Some(page),
+        &IconDecoder::InProcess,
+    )
+    .await;
     assert!(matches!(search.home_page, HomePageRead::Given));
     assert_eq!(centre(search.icon.expect("an icon").png.as_bytes()), BLUE);
     assert_eq!(paths(&web), ["/robots.txt", "/en/touch.png"]);
@@ -315,7 +351,13 @@ async fn an_svg_icon_is_rendered_and_its_external_image_never_requested() {
     web.site(host)
         .path("/pixel.png")
         .respond(Reply::ok().body(image_bytes(GREEN, 10, ImageFormat::Png)));
-    let search = find_icon(&make_fetcher(&web, &[host]), &site(&web, host), None).await;
+    let search = find_icon(
+        &make_fetcher(&web, &[host]),
+        &site(&web, host),
+        None,
+        &IconDecoder::InProcess,
+    )
+    .await;
     assert_eq!(centre(search.icon.expect("an icon").png.as_bytes()), BLUE);
     assert!(web.requests_to(host, "/pixel.png").is_empty());
     assert_eq!(paths(&web), ["/robots.txt", "/", "/logo.svg"]);
@@ -347,7 +389,7 @@ async fn one_deadline_covers_the_whole_search() {
     ));
     let started = tokio::time::Instant::now();
     let site = Url::parse("https://slow.test/").expect("a URL");
-    let search = find_icon(&fetcher, &site, None).await;
+    let search = find_icon(&fetcher, &site, None, &IconDecoder::InProcess).await;
     let took = started.elapsed();
     assert!(search.icon.is_none());
     assert!(took <= FIND_ICON_DEADLINE, "{took:?}");
@@ -385,7 +427,13 @@ async fn at_most_three_declared_icons_are_tried_then_favicon_ico() {
         })
         .collect();
     web.site(host).path("/").respond(home_page(&links));
-    let search = find_icon(&make_fetcher(&web, &[host]), &site(&web, host), None).await;
+    let search = find_icon(
+        &make_fetcher(&web, &[host]),
+        &site(&web, host),
+        None,
+        &IconDecoder::InProcess,
+    )
+    .await;
     assert!(search.icon.is_none());
     assert_eq!(search.declared.len(), 5);
     assert_eq!(
@@ -413,7 +461,13 @@ async fn the_home_page_is_read_up_to_its_cap() {
     web.site(host).path("/").respond(home_page(&format!(
         r#"<link rel="icon" href="/early.png"><!-- {filler} --><link rel="icon" href="/late.png" sizes="64x64">"#
     )));
-    let search = find_icon(&make_fetcher(&web, &[host]), &site(&web, host), None).await;
+    let search = find_icon(
+        &make_fetcher(&web, &[host]),
+        &site(&web, host),
+        None,
+        &IconDecoder::InProcess,
+    )
+    .await;
     let declared: Vec<&str> = search.declared.iter().map(|link| link.url.path()).collect();
     assert_eq!(declared, ["/early.png"]);
 }
@@ -437,7 +491,13 @@ async fn a_redirect_to_a_forbidden_path_is_not_followed() {
     web.site(host)
         .path("/favicon.ico")
         .respond(Reply::ok().body(image_bytes(GREEN, 16, ImageFormat::Ico)));
-    let search = find_icon(&make_fetcher(&web, &[host]), &site(&web, host), None).await;
+    let search = find_icon(
+        &make_fetcher(&web, &[host]),
+        &site(&web, host),
+        None,
+        &IconDecoder::InProcess,
+    )
+    .await;
     assert!(matches!(
         search.attempts[0].result,
         AttemptResult::Skipped(SkipReason::Disallowed { .. })
@@ -467,7 +527,7 @@ async fn crawl_delay_waits_come_out_of_one_budget() {
     ));
     let site = Url::parse("https://delay.test/").expect("a URL");
     let started = tokio::time::Instant::now();
-    let search = find_icon(&fetcher, &site, None).await;
+    let search = find_icon(&fetcher, &site, None, &IconDecoder::InProcess).await;
     let results: Vec<String> = search
         .attempts
         .iter()
@@ -505,7 +565,13 @@ async fn an_unreachable_robots_txt_means_no_request_at_all() {
     web.site(host)
         .path("/favicon.ico")
         .respond(Reply::ok().body(image_bytes(GREEN, 16, ImageFormat::Ico)));
-    let search = find_icon(&make_fetcher(&web, &[host]), &site(&web, host), None).await;
+    let search = find_icon(
+        &make_fetcher(&web, &[host]),
+        &site(&web, host),
+        None,
+        &IconDecoder::InProcess,
+    )
+    .await;
     assert!(search.icon.is_none());
     assert!(matches!(
         search.home_page,
@@ -526,7 +592,7 @@ fn the_search_future_is_send() {
     let web = fetch::testing::ScriptedWeb::new();
     let fetcher = web.fetcher();
     let site = Url::parse("https://send.test/").expect("a URL");
-    let search = find_icon(&fetcher, &site, None);
+    let search = find_icon(&fetcher, &site, None, &IconDecoder::InProcess);
     assert_send(&search);
 }
 
@@ -554,7 +620,7 @@ async fn the_home_page_is_read_only_to_the_end_of_its_head() {
     ));
     let site = Url::parse("https://head.test/").expect("a URL");
     let started = tokio::time::Instant::now();
-    let search = find_icon(&fetcher, &site, None).await;
+    let search = find_icon(&fetcher, &site, None, &IconDecoder::InProcess).await;
     assert!(matches!(
         search.home_page,
         HomePageRead::Fetched(StatusCode::OK)

@@ -63,6 +63,15 @@ fn init_tracing() {
 }
 
 fn main() -> ExitCode {
+    // The icon sandbox's helper (`jittybot __decode-icon`, started by `serve`) limits itself
+    // before anything else runs: no tracing, no argument parser, no threads.
+    let mut args = std::env::args_os().skip(1);
+    if args
+        .next()
+        .is_some_and(|first| first == icon::DECODE_SUBCOMMAND)
+    {
+        return icon::run_helper(args);
+    }
     init_tracing();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,

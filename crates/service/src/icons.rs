@@ -30,18 +30,22 @@ pub trait IconSource: Send + Sync {
 #[derive(Clone, Debug)]
 pub struct FetchedIcons {
     fetcher: Fetcher,
+    decoder: icon::IconDecoder,
 }
 
 impl FetchedIcons {
-    /// Icons fetched with `fetcher` (the service's, identifying as RobotsTxtParser).
-    pub fn new(fetcher: Fetcher) -> FetchedIcons {
-        FetchedIcons { fetcher }
+    /// Icons fetched with `fetcher` (the service's, identifying as RobotsTxtParser) and
+    /// decoded by `decoder` (the serving binary: `IconDecoder::Sandboxed`, a helper process
+    /// with memory and CPU-time limits).
+    pub fn new(fetcher: Fetcher, decoder: icon::IconDecoder) -> FetchedIcons {
+        FetchedIcons { fetcher, decoder }
     }
 }
 
 impl IconSource for FetchedIcons {
     fn find<'a>(&'a self, home: &'a Url) -> BoxFuture<'a, Option<Vec<u8>>> {
         let (fetcher, home) = (self.fetcher.clone(), home.clone());
+        let decoder = self.decoder.clone();
         Box::pin(async move {
             let (tx, rx) = oneshot::channel();
             let spawned = std::thread::Builder::new()
@@ -53,7 +57,7 @@ impl IconSource for FetchedIcons {
                     let Ok(runtime) = runtime else {
                         return;
                     };
-                    let search = runtime.block_on(icon::find_icon(&fetcher, &home, None));
+                    let search = runtime.block_on(icon::find_icon(&fetcher, &home, None, &decoder));
                     let _ = tx.send(search.icon.map(|found| found.png.as_bytes().to_vec()));
                 });
             if spawned.is_err() {

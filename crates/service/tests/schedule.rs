@@ -283,7 +283,10 @@ async fn icons_are_fetched_politely_from_favicon_ico_and_shrunk() {
             }
             fetch::Fetcher::new(config).unwrap()
         };
-        service.set_icon_source(Arc::new(service::icons::FetchedIcons::new(fetcher)));
+        service.set_icon_source(Arc::new(service::icons::FetchedIcons::new(
+            fetcher,
+            icon::IconDecoder::InProcess,
+        )));
         web.site("deny.test")
             .path("/robots.txt")
             .respond(Reply::robots_txt("User-agent: *\nDisallow: /favicon.ico\n"));

@@ -135,7 +135,9 @@ async fn serve(args: Args) -> anyhow::Result<()> {
         limits,
         ..ServiceConfig::new(public_url.clone())
     };
-    let icons = service::icons::FetchedIcons::new(fetcher.clone());
+    let sandbox = icon::Sandbox::current_exe(icon::DECODE_SUBCOMMAND)?;
+    let icons =
+        service::icons::FetchedIcons::new(fetcher.clone(), icon::IconDecoder::Sandboxed(sandbox));
     let service = Service::new(store, fetcher, config, Arc::new(SystemClock));
     service.set_icon_source(Arc::new(icons));
     let app = service::router(service.clone()).merge(site::router(service.clone()));
