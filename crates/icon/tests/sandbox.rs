@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 use fetch::{FetchConfig, Fetcher, ResolvePin};
 use icon::{
     decode_icon, find_icon, AttemptResult, Budget, IconDecoder, IconError, IconErrorKind, Sandbox,
-    SandboxError, BOT_TOKEN, ICON_SIZE, MAX_DIMENSION, SANDBOX_CPU_TIME, SANDBOX_MAX_INPUT_BYTES,
-    SANDBOX_MAX_OUTPUT_BYTES, SANDBOX_MAX_OUTPUT_PIXELS, SANDBOX_MAX_STDERR_BYTES,
-    SANDBOX_MEMORY_BUDGET, SANDBOX_WALL_TIME,
+    SandboxError, BOT_TOKEN, ICON_SIZE, MAX_DIMENSION, SANDBOX_CPU_TIME, SANDBOX_MAX_HELPERS,
+    SANDBOX_MAX_INPUT_BYTES, SANDBOX_MAX_OUTPUT_BYTES, SANDBOX_MAX_OUTPUT_PIXELS,
+    SANDBOX_MAX_STDERR_BYTES, SANDBOX_MEMORY_BUDGET, SANDBOX_WALL_TIME,
 };
 use image::{DynamicImage, ImageFormat, Rgba, RgbaImage};
 use testweb::{Reply, TestWeb};
@@ -394,4 +394,44 @@ async fn a_search_skips_bombs_decoded_in_the_sandbox() {
             "/robots.txt"
         ]
     );
+}
+
+/// However many decodes are asked for at once, at most [`SANDBOX_MAX_HELPERS`] helpers run:
+/// each helper notes its start and end in a log, and no more than that many are ever
+/// between a start and an end.
+#[tokio::test]
+async fn at_most_two_helpers_run_at_once() {
+    let dir = tempdir();
+    let log = dir.join("helpers.log");
+    let _ = std::fs::remove_file(&log);
+    let helper = script(&format!(
+        "echo start >> '{0}'; /bin/sleep 1; /bin/cat >/dev/null; echo end >> '{0}'",
+        log.display()
+    ));
+    let decodes: Vec<_> = (0..SANDBOX_MAX_HELPERS * 2 + 1)
+        .map(|_| {
+            let helper = helper.clone();
+            tokio::spawn(async move { helper.decode(b"x", None).await })
+        })
+        .collect();
+    for decode in decodes {
+        let result = decode.await.expect("no panic");
+        // The script answers nothing: not a PNG.
+        assert!(matches!(
+            result,
+            Err(IconError::Sandbox(SandboxError::Output { .. }))
+        ));
+    }
+    let lines = std::fs::read_to_string(&log).expect("the log");
+    let (mut running, mut most) = (0usize, 0usize);
+    for line in lines.lines() {
+        running = if line == "start" {
+            running + 1
+        } else {
+            running - 1
+        };
+        most = most.max(running);
+    }
+    assert_eq!(lines.lines().count(), (SANDBOX_MAX_HELPERS * 2 + 1) * 2);
+    assert_eq!(most, SANDBOX_MAX_HELPERS, "{lines}");
 }

@@ -16,7 +16,10 @@ mod parent;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
+
+use tokio::sync::Semaphore;
 
 pub use helper::run_helper;
 
@@ -58,6 +61,11 @@ pub const SANDBOX_MAX_OUTPUT_PIXELS: u64 = 64 * 64;
 /// words ("memory allocation of N bytes failed"), which tell an exceeded memory budget from
 /// a crash.
 pub const SANDBOX_MAX_STDERR_BYTES: usize = 4 * 1024;
+
+/// The most helpers one [`Sandbox`] (and its clones) runs at once (2): each may take its
+/// memory budget and a core, so a burst of icon searches queues instead of multiplying
+/// them. Waiting for a turn counts against the caller's deadline.
+pub const SANDBOX_MAX_HELPERS: usize = 2;
 
 /// The hidden subcommand of `jittybot` that runs [`run_helper`].
 pub const DECODE_SUBCOMMAND: &str = "__decode-icon";
@@ -124,9 +132,11 @@ pub enum SandboxError {
     },
 }
 
-/// The helper program: which executable, with which leading arguments.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The helper program: which executable, with which leading arguments, and its budgets.
+/// Clones share one limit of [`SANDBOX_MAX_HELPERS`] helpers running at once.
+#[derive(Debug, Clone)]
 pub struct Sandbox {
+    turns: Arc<Semaphore>,
     program: PathBuf,
     args: Vec<OsString>,
     memory_budget: u64,
@@ -144,6 +154,7 @@ impl Sandbox {
         S: Into<OsString>,
     {
         Sandbox {
+            turns: Arc::new(Semaphore::new(SANDBOX_MAX_HELPERS)),
             program: program.into(),
             args: args.into_iter().map(Into::into).collect(),
             memory_budget: SANDBOX_MEMORY_BUDGET,
@@ -185,6 +196,8 @@ impl Sandbox {
         bytes: &[u8],
         content_type: Option<&str>,
     ) -> Result<Png64, IconError> {
+        // The semaphore is never closed; were it, the decode would go ahead unqueued.
+        let _turn = self.turns.acquire().await.ok();
         parent::decode(self, bytes, content_type).await
     }
 }
