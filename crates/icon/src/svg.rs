@@ -98,8 +98,12 @@ fn rasterise(tree: &usvg::Tree) -> Result<RgbaImage, IconError> {
 /// The `#id` targets an element refers to, each with how many times it is drawn:
 /// `href`/`xlink:href="#id"` (`<use>`, patterns and gradients inheriting, `<feImage>`) and
 /// `url(#id)` in any attribute (fills, clip paths, masks, filters) once; a marker once per
-/// vertex of the element's path.
-fn references<'a>(node: Node<'a, 'a>) -> Vec<(&'a str, usize)> {
+/// vertex of every shape it reaches (markers are inherited: set on a `<g>`, they are drawn
+/// on each path inside it), `marker_vertices` giving that count per element.
+fn references<'a>(
+    node: Node<'a, 'a>,
+    marker_vertices: &HashMap<NodeId, usize>,
+) -> Vec<(&'a str, usize)> {
     let mut ids = Vec::new();
     for attribute in node.attributes() {
         let value = attribute.value();
@@ -109,7 +113,7 @@ fn references<'a>(node: Node<'a, 'a>) -> Vec<(&'a str, usize)> {
             }
         }
         let times = if mentions_markers(attribute.name(), value) {
-            vertices(node)
+            marker_vertices.get(&node.id()).copied().unwrap_or(1)
         } else {
             1
         };
@@ -123,23 +127,71 @@ fn mentions_markers(name: &str, value: &str) -> bool {
     name.starts_with("marker") || (name == "style" && value.contains("marker"))
 }
 
-/// An upper bound of the vertices of an element's shape (where markers are drawn): the
-/// numbers in its `d` or `points`, halved; at least 1.
-fn vertices(node: Node<'_, '_>) -> usize {
-    let data = node
-        .attribute("d")
-        .or_else(|| node.attribute("points"))
-        .unwrap_or("");
-    let mut numbers = 0usize;
-    let mut in_number = false;
-    for byte in data.bytes() {
-        let digit = byte.is_ascii_digit();
-        if digit && !in_number {
-            numbers += 1;
+/// For every element, the vertices of the shapes in its subtree (itself included): where a
+/// marker set on it is drawn. One pass from the last element to the first, each adding its
+/// total to its parent's, so a deep tree costs no more than a flat one.
+fn subtree_vertices(document: &Document) -> HashMap<NodeId, usize> {
+    let elements: Vec<Node> = document.descendants().filter(Node::is_element).collect();
+    let mut totals: HashMap<NodeId, usize> = elements
+        .iter()
+        .map(|node| (node.id(), vertices(*node)))
+        .collect();
+    for node in elements.iter().rev() {
+        let own = totals.get(&node.id()).copied().unwrap_or(0);
+        if let Some(parent) = node.parent_element() {
+            let total = totals.entry(parent.id()).or_insert(0);
+            *total = total.saturating_add(own);
         }
-        in_number = digit || (in_number && byte == b'.');
     }
-    (numbers / 2).max(1)
+    totals
+}
+
+/// An upper bound of the vertices of an element's shape (where markers are drawn): the
+/// numbers in its `d` or `points`, halved; at least 1 for a shape, 0 for anything else.
+/// Numbers are counted as a path parser reads them: `0.1.1.1` is three numbers (a second
+/// point starts a new one), `1-2` two.
+fn vertices(node: Node<'_, '_>) -> usize {
+    let Some(data) = node.attribute("d").or_else(|| node.attribute("points")) else {
+        return usize::from(is_shape(node));
+    };
+    (count_numbers(data) / 2).max(1)
+}
+
+/// Whether the element is a basic shape markers can be drawn on.
+fn is_shape(node: Node<'_, '_>) -> bool {
+    matches!(
+        node.tag_name().name(),
+        "path" | "line" | "polyline" | "polygon" | "rect" | "circle" | "ellipse"
+    )
+}
+
+/// How many numbers `data` holds, read as SVG path data: a number starts at a digit or a
+/// point after anything that is not part of a number, at a point when the number already
+/// has one (or an exponent), and at a sign not following an exponent's `e`.
+fn count_numbers(data: &str) -> usize {
+    let mut numbers = 0usize;
+    let (mut in_number, mut has_point, mut previous) = (false, false, b' ');
+    for byte in data.bytes() {
+        match byte {
+            b'0'..=b'9' => {
+                if !in_number {
+                    numbers += 1;
+                    (in_number, has_point) = (true, false);
+                }
+            }
+            b'.' => {
+                if !in_number || has_point {
+                    numbers += 1;
+                }
+                (in_number, has_point) = (true, true);
+            }
+            b'e' | b'E' if in_number => has_point = true,
+            b'-' | b'+' if in_number && matches!(previous, b'e' | b'E') => {}
+            _ => in_number = false,
+        }
+        previous = byte;
+    }
+    numbers
 }
 
 /// The ids of every `url(#id)` in `text`.
@@ -164,7 +216,8 @@ fn check_expansion(document: &Document) -> Result<(), IconError> {
         .descendants()
         .filter_map(|node| node.attribute("id").map(|id| (id, node)))
         .collect();
-    let cost = expanded_costs(document, &ids).ok_or_else(too_complex)?;
+    let marker_vertices = subtree_vertices(document);
+    let cost = expanded_costs(document, &ids, &marker_vertices).ok_or_else(too_complex)?;
     let stylesheets: Vec<&str> = document
         .descendants()
         .filter(|node| node.has_tag_name("style"))
@@ -180,7 +233,7 @@ fn check_expansion(document: &Document) -> Result<(), IconError> {
     let uses = document
         .descendants()
         .filter(Node::is_element)
-        .map(|node| if markers { vertices(node) } else { 1 })
+        .map(|node| if markers { vertices(node).max(1) } else { 1 })
         .fold(0usize, usize::saturating_add);
     let root = cost.get(&document.root_element().id()).map_or(0, |c| c.0);
     if root.saturating_add(uses.saturating_mul(styled)) > MAX_SVG_NODES {
@@ -195,10 +248,11 @@ fn check_expansion(document: &Document) -> Result<(), IconError> {
 fn expanded_costs(
     document: &Document,
     ids: &HashMap<&str, Node>,
+    marker_vertices: &HashMap<NodeId, usize>,
 ) -> Option<HashMap<NodeId, (usize, usize)>> {
     // Each dependency with how many times it is drawn.
     let dependencies = |node: Node<'_, '_>| -> Vec<(NodeId, usize)> {
-        let referred = references(node)
+        let referred = references(node, marker_vertices)
             .into_iter()
             .filter_map(|(id, times)| ids.get(id).map(|target| (target.id(), times)));
         node.children()

@@ -9,6 +9,8 @@ use icon::{
 };
 use image::{DynamicImage, ImageFormat, Rgba, RgbaImage};
 
+mod bombs;
+
 const RED: Rgba<u8> = Rgba([255, 0, 0, 255]);
 const CLEAR: Rgba<u8> = Rgba([0, 0, 0, 0]);
 
@@ -404,6 +406,32 @@ fn markers_count_once_per_vertex() {
         Err(IconError::SvgTooComplex { .. })
     ));
     decoded(path(20, "marker-mid=\"url(#m)\"").as_bytes(), None);
+}
+
+/// Markers are inherited: set on a `<g>`, they are drawn at every vertex of every path in it.
+/// And `0.1.1.1` is three numbers, not one: a path written that way has as many vertices.
+#[test]
+fn inherited_markers_and_compact_numbers_count_every_vertex() {
+    for (name, bomb) in [
+        ("inherited marker", bombs::inherited_marker()),
+        ("compact numbers", bombs::compact_numbers()),
+    ] {
+        let started = std::time::Instant::now();
+        let error = decode_icon(&bomb, None).expect_err("too complex");
+        assert!(
+            matches!(error, IconError::SvgTooComplex { .. }),
+            "{name}: {error:?}"
+        );
+        // Refused by the count, not after drawing (which took minutes).
+        assert!(started.elapsed().as_secs() < 5, "{name}");
+    }
+    let marker = "<marker id=\"m\" markerWidth=\"4\" markerHeight=\"4\"><rect width=\"1\" height=\"1\" fill=\"red\"/></marker>";
+    // Within the limit, both still draw: 20 compact vertices under a marked group.
+    let small = format!(
+        "<svg {SVG_NS} width=\"64\" height=\"64\"><defs>{marker}</defs><g marker-mid=\"url(#m)\"><path d=\"M0.1{}\" stroke=\"red\"/></g></svg>",
+        ".1".repeat(40)
+    );
+    decoded(small.as_bytes(), None);
 }
 
 #[test]

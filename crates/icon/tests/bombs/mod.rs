@@ -1,4 +1,5 @@
-//! Hostile images, built here.
+//! Hostile images, built here; shared by the test files, each using some.
+#![allow(dead_code)]
 
 const SVG_NS: &str =
     r#"xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink""#;
@@ -80,7 +81,7 @@ fn zigzag(vertices: usize) -> String {
 }
 
 /// `marker-mid` set on a `<g>`: its path inherits it, so the 2,000-element marker is drawn
-/// at each of 20,000 vertices, where the checks count the group's one.
+/// at each of 20,000 vertices (the checks once counted the group's one: minutes of CPU).
 pub fn inherited_marker() -> Vec<u8> {
     let rects: String = (0..2000)
         .map(|i| {
@@ -126,7 +127,7 @@ pub fn inherited_pattern() -> Vec<u8> {
 }
 
 /// A path written as compact numbers (`M0.1.1.1...`: each `.1` a number of its own), 100,000
-/// vertices read as one by a count of digit runs, with a marker at each vertex.
+/// vertices (once read as one by a count of digit runs), with a marker at each vertex.
 pub fn compact_numbers() -> Vec<u8> {
     format!(
         r##"<svg {SVG_NS} viewBox="0 0 1 1"><defs><marker id="m" markerWidth="10" markerHeight="10"><circle cx="5" cy="5" r="3"/></marker></defs><path marker-mid="url(#m)" d="M0.1{}" stroke="black"/></svg>"##,
