@@ -407,7 +407,9 @@ impl Polite {
                     permit.answered();
                     permit.learn(match (&fetched.error, fetched.status) {
                         (Some(error), _) => Learned::from_error(error),
-                        (None, Some(status)) => Learned::from_status(status, fetched.retry_after),
+                        (None, Some(status)) => {
+                            Learned::from_robots_txt(status, fetched.retry_after)
+                        }
                         (None, None) => Learned::Nothing,
                     });
                     Ok::<_, PaceSkip>(fetched)

@@ -363,3 +363,104 @@ async fn an_operators_floor_slows_the_origin_and_a_held_host_gets_no_turn() {
         .await;
     assert!(other.is_ok(), "other hosts of the origin go on");
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_robots_txt_answer_between_failures_does_not_reset_the_back_off() {
+    let config = PacerConfig {
+        pause_after: 0,
+        ..PacerConfig::default()
+    };
+    let base = config.backoff_base;
+    let pacer = Pacer::new(config);
+    let first = request(&pacer, failure()).await;
+    // robots.txt answers 200 between the failures.
+    let robots = request(&pacer, Learned::from_robots_txt(StatusCode::OK, None)).await;
+    assert_eq!(robots - first, base);
+    let second = request(&pacer, failure()).await;
+    let third = request(&pacer, Learned::Success).await;
+    assert_eq!(
+        third - second,
+        2 * base,
+        "the second failure in a row doubles"
+    );
+    // A page's answer ended the run: the next failure waits the base again.
+    let fourth = request(&pacer, failure()).await;
+    let fifth = request(&pacer, Learned::Success).await;
+    assert_eq!((fourth - third, fifth - fourth), (config.pace, base));
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_origin_taken_over_waits_a_full_pace_crawl_delay_and_back_off_first() {
+    let pacer = Pacer::new(PacerConfig::default());
+    let key = origin();
+    // Known: a request long ago; nothing holds the next one.
+    request(&pacer, Learned::Success).await;
+    advance(10 * SECOND).await;
+    let taken = Instant::now();
+    pacer.unsure(&key);
+    let first = turn(&pacer, "a.test", Some(3 * SECOND)).await;
+    assert_eq!(Instant::now() - taken, 3 * SECOND, "the host's crawl-delay");
+    drop(first);
+    advance(10 * SECOND).await;
+    // With failures known, their back-off counts from the takeover too.
+    let mut snapshot = pacer.export(&key).unwrap();
+    snapshot.failures = 2;
+    snapshot.not_before = None;
+    pacer.import(&key, &snapshot);
+    let taken = Instant::now();
+    pacer.unsure(&key);
+    drop(turn(&pacer, "a.test", None).await);
+    assert_eq!(Instant::now() - taken, pacer.config().backoff_base * 2);
+    // Once a request started, the last start is known again.
+    let known = Instant::now();
+    drop(turn(&pacer, "a.test", None).await);
+    assert_eq!(Instant::now() - known, SECOND);
+}
+
+#[tokio::test(start_paused = true)]
+async fn merged_origins_share_one_turn_and_the_stricter_state() {
+    let pacer = Arc::new(Pacer::new(PacerConfig::default()));
+    let (a, b) = (OriginKey::new("a"), OriginKey::new("b"));
+    let limit = WaitLimit::default();
+    let t0 = Instant::now();
+    let held = pacer
+        .acquire(&a, "a.test", None, false, limit)
+        .await
+        .unwrap();
+    // A request to origin a waits for a's turn...
+    let waiting = {
+        let pacer = Arc::clone(&pacer);
+        let a = a.clone();
+        tokio::spawn(async move {
+            drop(
+                pacer
+                    .acquire(&a, "a.test", None, false, WaitLimit::default())
+                    .await
+                    .unwrap(),
+            );
+            Instant::now()
+        })
+    };
+    tokio::task::yield_now().await;
+    // ... when a turns out to be b's infrastructure.
+    pacer.merge(&a, &b);
+    // b's next request keeps a's pace (a's request started at t0).
+    let on_b = pacer
+        .acquire(&b, "b.test", None, false, limit)
+        .await
+        .unwrap();
+    assert_eq!(Instant::now() - t0, SECOND);
+    drop(held);
+    // The waiting request now waits for the merged origin's turn, held by b's request.
+    advance(5 * SECOND).await;
+    drop(on_b);
+    assert_eq!(waiting.await.unwrap() - t0, 6 * SECOND);
+    // Either name is one origin: the pace counts from the last request to either.
+    drop(
+        pacer
+            .acquire(&b, "b.test", None, false, limit)
+            .await
+            .unwrap(),
+    );
+    assert_eq!(Instant::now() - t0, 7 * SECOND);
+}

@@ -296,6 +296,11 @@ impl Places {
         Some(old)
     }
 
+    /// Whether `host` is known to serve HTTPS (`None`: not known, or not cached here).
+    pub(crate) fn known_https(&self, host: &str) -> Option<bool> {
+        lock(&self.hosts).get(host).and_then(|info| info.https)
+    }
+
     /// The cached placement of a host, after a change made elsewhere (HTTPS learnt).
     pub(crate) fn update_host(&self, name: &str, f: impl FnOnce(&mut HostInfo)) {
         if let Some(info) = lock(&self.hosts).get_mut(name) {
@@ -368,9 +373,9 @@ impl Places {
                 OriginKey::new(m.absorbed.0.clone()),
                 OriginKey::new(m.into.0.clone()),
             );
-            if let Some(merged) = merge_snapshots(pacer.export(&a), pacer.export(&b)) {
-                pacer.import(&b, &merged);
-            }
+            // From now on one turn and one state for both names, in this process: a worker
+            // still holding the absorbed origin's lease waits for the merged origin's turn.
+            pacer.merge(&a, &b);
             let hosts: Vec<String> = lock(&self.model)
                 .hosts_of(&m.into)
                 .iter()
@@ -474,6 +479,7 @@ fn merge_snapshots(a: Option<OriginSnapshot>, b: Option<OriginSnapshot>) -> Opti
                 not_before: a.not_before.max(b.not_before),
                 paused: a.paused || b.paused,
                 next_start: a.next_start.max(b.next_start),
+                complete: false,
             })
         }
     }

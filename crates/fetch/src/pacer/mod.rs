@@ -170,11 +170,44 @@ pub struct OriginSnapshot {
     /// The next allowed start of an ordinary request under `config`, computed at export
     /// (for queries and leases; ignored on import).
     pub next_start: Option<jiff::Timestamp>,
+    /// Every request the exporting process made to the origin is in this state: it was
+    /// written when the process gave the origin back. [`Pacer::export`] never sets it; the
+    /// caller does, on the state it stores at a release. A process that takes over an origin
+    /// whose stored state is not complete (its holder was killed, or lost its lease) cannot
+    /// know when the last request started, and waits a full pace first ([`Pacer::unsure`]).
+    #[serde(default)]
+    pub complete: bool,
 }
 
 struct Slot {
     state: Mutex<OriginState>,
     turn: Arc<tokio::sync::Mutex<()>>,
+    /// The slot of the origin this one was merged into ([`Pacer::merge`]): a request that
+    /// waited for this slot's turn waits for that one's instead, and a permit taken here
+    /// teaches that one.
+    merged_into: Mutex<Option<Arc<Slot>>>,
+}
+
+impl Slot {
+    fn new() -> Slot {
+        Slot {
+            state: Mutex::new(OriginState::default()),
+            turn: Arc::new(tokio::sync::Mutex::new(())),
+            merged_into: Mutex::new(None),
+        }
+    }
+
+    /// The slot that paces this one now: itself, or the one it was merged into.
+    fn live(self: &Arc<Slot>) -> Arc<Slot> {
+        let mut slot = Arc::clone(self);
+        loop {
+            let next = lock(&slot.merged_into).clone();
+            match next {
+                Some(next) => slot = next,
+                None => return slot,
+            }
+        }
+    }
 }
 
 /// The async pacer: waits for an origin's turn and learns from what happened.
@@ -228,17 +261,14 @@ impl Permit {
     /// origin is paced from here ([`OriginState::answered`]), so the server never sees two
     /// requests closer than the pace, whatever a connection's setup delayed.
     pub fn answered(&self) {
-        lock(&self.slot.state).answered(&self.host, Instant::now());
+        lock(&self.slot.live().state).answered(&self.host, Instant::now());
     }
 }
 
 impl Drop for Permit {
     fn drop(&mut self) {
-        let mut state = self
-            .slot
-            .state
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let slot = self.slot.live();
+        let mut state = slot.state.lock().unwrap_or_else(PoisonError::into_inner);
         state.learn(&self.config, self.learned, Instant::now());
     }
 }
@@ -279,12 +309,51 @@ impl Pacer {
     }
 
     fn slot(&self, key: &OriginKey) -> Arc<Slot> {
-        Arc::clone(lock(&self.origins).entry(key.clone()).or_insert_with(|| {
-            Arc::new(Slot {
-                state: Mutex::new(OriginState::default()),
-                turn: Arc::new(tokio::sync::Mutex::new(())),
-            })
-        }))
+        Arc::clone(
+            lock(&self.origins)
+                .entry(key.clone())
+                .or_insert_with(|| Arc::new(Slot::new())),
+        )
+    }
+
+    /// Origin `absorbed` turned out to be the same infrastructure as `into`: from now on both
+    /// names share one turn and one state, the stricter of the two
+    /// ([`OriginState::absorb`]). A request waiting for `absorbed`'s turn waits for the
+    /// merged one; one in flight teaches the merged state when it ends. The next request to
+    /// any host of either waits for the merged origin's turn.
+    pub fn merge(&self, absorbed: &OriginKey, into: &OriginKey) {
+        if absorbed == into {
+            return;
+        }
+        let mut origins = lock(&self.origins);
+        let target = Arc::clone(
+            origins
+                .entry(into.clone())
+                .or_insert_with(|| Arc::new(Slot::new())),
+        );
+        let Some(old) = origins.get(absorbed).cloned() else {
+            origins.insert(absorbed.clone(), target);
+            return;
+        };
+        if Arc::ptr_eq(&old, &target) {
+            return;
+        }
+        let old_state = lock(&old.state).clone();
+        lock(&target.state).absorb(&old_state);
+        *lock(&old.merged_into) = Some(Arc::clone(&target));
+        // Every name that paced with the absorbed slot (earlier merges) follows it.
+        for slot in origins.values_mut() {
+            if Arc::ptr_eq(slot, &old) {
+                *slot = Arc::clone(&target);
+            }
+        }
+    }
+
+    /// This process takes origin `key` without knowing for certain when its last request
+    /// started (a restart after a kill, a lease taken over): the next request waits a full
+    /// pace, crawl-delay and back-off from now ([`OriginState::unsure`]).
+    pub fn unsure(&self, key: &OriginKey) {
+        lock(&self.slot(key).state).unsure(Instant::now());
     }
 
     /// Waits for the turn of a request to `host` in origin `key` (one in flight per origin,
@@ -301,16 +370,25 @@ impl Pacer {
         if self.overrides.as_ref().is_some_and(|o| o.held(host)) {
             return Err(PaceSkip::Held);
         }
-        let slot = self.slot(key);
-        let turn = Arc::clone(&slot.turn);
-        let turn = match limit.deadline {
-            Some(deadline) => tokio::time::timeout_at(deadline.instant(), turn.lock_owned())
-                .await
-                .map_err(|_| PaceSkip::Deadline {
-                    needed: Duration::ZERO,
-                    reason: WaitReason::Pace,
-                })?,
-            None => turn.lock_owned().await,
+        let mut slot = self.slot(key);
+        let turn = loop {
+            let turn = Arc::clone(&slot.turn);
+            let turn = match limit.deadline {
+                Some(deadline) => tokio::time::timeout_at(deadline.instant(), turn.lock_owned())
+                    .await
+                    .map_err(|_| PaceSkip::Deadline {
+                        needed: Duration::ZERO,
+                        reason: WaitReason::Pace,
+                    })?,
+                None => turn.lock_owned().await,
+            };
+            // Merged into another origin while this request waited: wait for that turn.
+            let live = slot.live();
+            if Arc::ptr_eq(&live, &slot) {
+                break turn;
+            }
+            drop(turn);
+            slot = live;
         };
         // Asked again with the turn in hand: a hold set while this request waited for it.
         if self.overrides.as_ref().is_some_and(|o| o.held(host)) {
@@ -336,7 +414,8 @@ impl Pacer {
         if let Some(budget) = limit.budget {
             budget.spend(wait);
         }
-        lock(&slot.state).started(host, Instant::now());
+        // The slot that paces now: a merge while this request slept moved its state.
+        lock(&slot.live().state).started(host, Instant::now());
         Ok(Permit {
             slot,
             host: host.to_owned(),
@@ -404,13 +483,18 @@ impl Pacer {
             not_before: state.not_before.map(|t| clocks.to_wall(t)),
             paused: state.paused,
             next_start: Some(clocks.to_wall(next_start)),
+            complete: false,
         })
     }
 
     /// Replaces the state of origin `key` with a stored one (a restart, another process).
+    /// Whether this process is unsure of the last start ([`Pacer::unsure`]) is its own
+    /// knowledge and stays.
     pub fn import(&self, key: &OriginKey, snapshot: &OriginSnapshot) {
         let clocks = Clocks::now();
-        let state = OriginState {
+        let slot = self.slot(key);
+        let mut current = lock(&slot.state);
+        *current = OriginState {
             last_start: snapshot.last_start.map(|t| clocks.to_instant(t)),
             host_starts: snapshot
                 .host_starts
@@ -420,8 +504,8 @@ impl Pacer {
             failures: snapshot.failures,
             not_before: snapshot.not_before.map(|t| clocks.to_instant(t)),
             paused: snapshot.paused,
+            unsure_since: current.unsure_since,
         };
-        *lock(&self.slot(key).state) = state;
     }
 
     /// Every origin known.

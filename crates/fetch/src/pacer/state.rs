@@ -90,6 +90,12 @@ pub enum Learned {
         /// `Retry-After`, as honoured (bounded), when sent.
         retry_after: Option<Duration>,
     },
+    /// The origin answered a request that does not speak for its pages (robots.txt, 2xx to
+    /// 4xx): a pause ends, so that a page request can test the origin again, but the run of
+    /// failures and its back-off stand. Only a page's answer ([`Learned::Success`]) ends a
+    /// run of failures: a site that serves its robots.txt and fails everything else must not
+    /// have its exponential back-off reset between two failures.
+    Answered,
     /// Nothing to learn about the origin's load (a refused address, a TLS failure, a
     /// request cancelled).
     Nothing,
@@ -106,6 +112,15 @@ impl Learned {
         match status.as_u16() {
             429 | 500 | 502 | 503 | 504 => Learned::Failure { retry_after },
             _ => Learned::Success,
+        }
+    }
+
+    /// What a robots.txt request's answer teaches: a failure as for any request (429, 5xx
+    /// with their `Retry-After`), any other answer only [`Learned::Answered`].
+    pub fn from_robots_txt(status: StatusCode, retry_after: Option<Duration>) -> Learned {
+        match Learned::from_status(status, retry_after) {
+            Learned::Success => Learned::Answered,
+            failure => failure,
         }
     }
 
@@ -163,9 +178,36 @@ pub struct OriginState {
     pub(crate) not_before: Option<Instant>,
     /// Paused until a probe succeeds.
     pub(crate) paused: bool,
+    /// Since when this process holds the origin without knowing for certain when its last
+    /// request started (a restart, a lease taken over from another process): the first
+    /// request waits a full pace, crawl-delay and back-off from then ([`OriginState::unsure`]).
+    pub(crate) unsure_since: Option<Instant>,
 }
 
 impl OriginState {
+    /// The last request's start is not known for certain at `now` (the origin was taken over
+    /// from a process that may have sent requests it never recorded): until a request
+    /// starts, the next one waits the stricter of the pace, its host's crawl-delay and the
+    /// back-off of the failures known, counted from `now`, as if a request had just started.
+    pub fn unsure(&mut self, now: Instant) {
+        self.unsure_since = Some(self.unsure_since.map_or(now, |t| t.max(now)));
+    }
+
+    /// Takes in the state of another origin that turned out to be the same infrastructure:
+    /// the stricter of the two in every respect (later starts, more failures, paused if
+    /// either was).
+    pub fn absorb(&mut self, other: &OriginState) {
+        self.last_start = self.last_start.max(other.last_start);
+        for (host, start) in &other.host_starts {
+            let mine = self.host_starts.entry(host.clone()).or_insert(*start);
+            *mine = (*mine).max(*start);
+        }
+        self.failures = self.failures.max(other.failures);
+        self.not_before = self.not_before.max(other.not_before);
+        self.paused |= other.paused;
+        self.unsure_since = self.unsure_since.max(other.unsure_since);
+    }
+
     /// When a request to `host` (with the host's `crawl_delay`) may start; `probe` for the
     /// request that tests a paused origin (its robots.txt).
     pub fn plan(
@@ -204,12 +246,25 @@ impl OriginState {
             WaitReason::BackOff
         };
         later(self.not_before, why);
+        if let Some(since) = self.unsure_since {
+            later(since.checked_add(config.pace), WaitReason::Pace);
+            later(
+                delay.and_then(|d| since.checked_add(d)),
+                WaitReason::CrawlDelay,
+            );
+            if self.failures > 0 {
+                let backoff = config.backoff(self.failures, config.backoff_max);
+                later(since.checked_add(backoff), WaitReason::BackOff);
+            }
+        }
         Plan::At { at, reason }
     }
 
     /// A request to `host` starts at `now`.
     pub fn started(&mut self, host: &str, now: Instant) {
         self.last_start = Some(now);
+        // From here on this process knows when the last request started.
+        self.unsure_since = None;
         // Entries older than any crawl-delay honoured constrain nothing any more.
         self.host_starts
             .retain(|_, start| now.saturating_duration_since(*start) < MAX_CRAWL_DELAY);
@@ -235,6 +290,7 @@ impl OriginState {
     pub fn learn(&mut self, config: &PacerConfig, learned: Learned, now: Instant) {
         match learned {
             Learned::Nothing => {}
+            Learned::Answered => self.paused = false,
             Learned::Success => {
                 self.failures = 0;
                 self.not_before = None;
