@@ -20,8 +20,11 @@ use jiff::Timestamp;
 /// JittyBot's name as matched in meta names and `X-Robots-Tag` prefixes.
 pub const BOT_NAME: &str = "jittybot";
 
-/// Directive names, so `name: value` is not mistaken for a bot prefix.
-const KNOWN: [&str; 13] = [
+/// Directive names, so `name: value` is not mistaken for a bot prefix: every directive
+/// search engines document, with or without a parameter (the same names as the `page`
+/// crate's parser), so `max-image-preview:large, noindex` is a list for everyone, not a list
+/// for a bot named `max-image-preview`.
+const KNOWN: [&str; 21] = [
     "all",
     "noindex",
     "index",
@@ -29,12 +32,20 @@ const KNOWN: [&str; 13] = [
     "follow",
     "none",
     "noarchive",
+    "nocache",
     "nosnippet",
     "notranslate",
     "noimageindex",
+    "indexifembedded",
+    "noodp",
+    "noydir",
+    "noyaca",
+    "noai",
+    "noimageai",
     "unavailable_after",
     "max-snippet",
-    "indexifembedded",
+    "max-image-preview",
+    "max-video-preview",
 ];
 
 /// The directives that apply to JittyBot.
@@ -243,6 +254,22 @@ mod tests {
         assert_eq!(
             from_header("unavailable_after: 2025-01-01", now()),
             Some(d(true, false))
+        );
+        // A parameterised directive first is not a bot name.
+        for value in [
+            "max-image-preview:large, noindex",
+            "max-snippet: 20, noindex",
+            "max-video-preview:-1, noindex",
+        ] {
+            assert_eq!(from_header(value, now()), Some(d(true, false)), "{value}");
+        }
+        assert_eq!(
+            from_header("jittybot: max-image-preview:large, noindex", now()),
+            Some(d(true, false))
+        );
+        assert_eq!(
+            from_header("googlebot: max-image-preview:large, noindex", now()),
+            None
         );
         let mut all = Directives::default();
         all.add(d(true, false));
