@@ -73,6 +73,12 @@ pub enum Event {
         /// The evidence (`addresses`, `certificate`, `backend`, `operator`).
         evidence: String,
     },
+    /// The run ended with only URLs of sites whose robots.txt is unreachable left: they stay
+    /// queued for a later run.
+    RobotsWaiting {
+        /// The URLs left queued.
+        urls: u64,
+    },
     /// The crawl ended.
     Done {
         /// Pages and media fetched in this run.

@@ -1,13 +1,15 @@
 //! A site whose robots.txt stays unreachable (5xx) or keeps answering 429: nothing
-//! else of it is requested, its robots.txt is retried on the origin's exponential back-off,
-//! its URLs are given up with that reason after `--max-attempts` failed robots.txt requests in
-//! a row so the crawl ends, and a later run tries them again. From the test web's request log.
+//! else of it is requested, its robots.txt is retried on the origin's exponential back-off
+//! (at most `--backoff-max` apart) while other work remains, whatever `--max-attempts`; a run
+//! left with only such sites ends with their URLs queued and says so, and a later run tries
+//! them again. From the test web's request log.
 
 mod common;
 
 use std::time::Duration;
 
 use common::*;
+use crawl::event::Event;
 use crawl::normal::NormalUrl;
 use crawl::store::{Store, UrlState};
 use db::testing::TestDb;
@@ -15,9 +17,10 @@ use db::Backend;
 use testweb::{MultiWeb, Reply};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_unreachable_or_429_robots_txt_is_retried_on_the_back_off_then_given_up() {
+async fn an_unreachable_or_429_robots_txt_is_retried_while_other_work_remains_and_its_urls_stay_queued(
+) {
     let db = TestDb::new(Backend::Sqlite).await;
-    let web = MultiWeb::start(2).await;
+    let web = MultiWeb::start(3).await;
     let (dead, busy) = ("dead.test", "busy.test");
     web.site(dead)
         .path("/robots.txt")
@@ -29,19 +32,33 @@ async fn an_unreachable_or_429_robots_txt_is_retried_on_the_back_off_then_given_
         web.site(h).path("/").respond(html("<a href=/next>n</a>"));
         web.site(h).path("/next").respond(html("next"));
     }
-    web.prepare_certificates(&[dead, busy]);
+    // Other work for a while: 16 slow pages of a good site on an address of its own.
+    let good = "good.test";
+    fan_slow(&web, good, 16, Duration::from_millis(200));
+    web.prepare_certificates(&[dead, busy, good]);
     let warc = tempfile::tempdir().unwrap();
-    let f = fetcher(&web, &[(dead, 0), (busy, 1)]);
+    let f = fetcher(&web, &[(dead, 0), (busy, 1), (good, 2)]);
     let mut c = config(warc.path());
-    c.max_attempts = 3;
-    let seeds = [web.http_url(dead, "/"), web.http_url(busy, "/")];
+    c.max_attempts = 2;
+    c.pacer.backoff_max = Duration::from_millis(800);
+    let (base, max) = (c.pacer.backoff_base, c.pacer.backoff_max);
+    let seeds = [
+        web.http_url(dead, "/"),
+        web.http_url(busy, "/"),
+        web.http_url(good, "/"),
+    ];
     let started = tokio::time::Instant::now();
-    crawl(&db.target, f.clone(), c.clone(), &seeds).await;
+    let (_, events) = crawl(&db.target, f.clone(), c.clone(), &seeds).await;
     assert!(
         started.elapsed() < Duration::from_secs(20),
         "the crawl ends"
     );
-    let log = web.requests();
+    assert_eq!(web.requests_to(good, "/x15").len(), 1, "the good site done");
+    let log: Vec<_> = web
+        .requests()
+        .into_iter()
+        .filter(|r| r.host != good)
+        .collect();
     assert!(
         log.iter().all(|r| r.path == "/robots.txt"),
         "nothing but robots.txt: {:?}",
@@ -55,28 +72,31 @@ async fn an_unreachable_or_429_robots_txt_is_retried_on_the_back_off_then_given_
             .iter()
             .map(|r| r.at)
             .collect();
-        assert_eq!(tries.len(), 3, "{h}: --max-attempts robots.txt requests");
-        // The origin's back-off: base 200 ms, doubling.
-        assert!(
-            tries[1] - tries[0] >= Duration::from_millis(195),
-            "{h}: {tries:?}"
-        );
-        assert!(
-            tries[2] - tries[1] >= Duration::from_millis(395),
-            "{h}: {tries:?}"
-        );
+        // Retried past --max-attempts while the good site kept the run going, on the
+        // origin's back-off: base 200 ms, doubling, at most 800 ms.
+        assert!(tries.len() > 3, "{h}: {tries:?}");
+        for (i, pair) in tries.windows(2).enumerate() {
+            let want = (base * 2u32.pow(i as u32)).min(max);
+            assert!(
+                pair[1] - pair[0] >= want - Duration::from_millis(5),
+                "{h}: try {} after {:?}, not {want:?}",
+                i + 2,
+                pair[1] - pair[0]
+            );
+        }
     }
     let store = Store::open(&db.target).await.unwrap();
     for h in [dead, busy] {
         let key = NormalUrl::parse(&web.http_url(h, "/")).unwrap();
-        let (state, _, reason) = store.url_state(key.key()).await.unwrap().unwrap();
-        assert_eq!(state, UrlState::Failed, "{h}");
-        let reason = reason.unwrap_or_default();
-        assert!(
-            reason.contains("robots.txt unreachable") && reason.contains("3 times"),
-            "{h}: {reason}"
-        );
+        let (state, attempts, _) = store.url_state(key.key()).await.unwrap().unwrap();
+        assert_eq!((state, attempts), (UrlState::Queued, 0), "{h}");
     }
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::RobotsWaiting { urls: 2 })),
+        "the run says what it left queued: {events:?}"
+    );
     store.close().await;
 
     // A later run tries again: the robots.txt answers now, and the site is crawled.
@@ -92,4 +112,21 @@ async fn an_unreachable_or_429_robots_txt_is_retried_on_the_back_off_then_given_
         assert_eq!(web.requests_to(h, "/next").len(), 1, "{h}");
     }
     db.cleanup().await;
+}
+
+/// A site whose home links to `n` pages that each take `delay` to answer.
+fn fan_slow(web: &MultiWeb, host: &str, n: usize, delay: Duration) {
+    web.site(host)
+        .path("/robots.txt")
+        .respond(Reply::robots_txt("User-agent: *\nAllow: /\n"));
+    web.site(host)
+        .path("/sitemap.xml")
+        .respond(Reply::status(404));
+    let links: String = (0..n).map(|i| format!("<a href=/x{i}>x</a>")).collect();
+    web.site(host).path("/").respond(html(&links));
+    for i in 0..n {
+        web.site(host)
+            .path(&format!("/x{i}"))
+            .respond(html("leaf").delay(delay));
+    }
 }

@@ -153,6 +153,16 @@ impl MultiWeb {
             .insert(host.to_ascii_lowercase());
     }
 
+    /// Accept TLS handshakes for `host` again (after [`MultiWeb::without_https`]): its HTTPS
+    /// works now.
+    pub fn with_https(&self, host: &str) {
+        self.certs
+            .no_tls
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&host.to_ascii_lowercase());
+    }
+
     /// A site (both schemes), as on [`TestWeb::site`].
     pub fn site(&self, host: &str) -> Site<'_> {
         self.web.site(host)

@@ -5,6 +5,7 @@
 mod archive;
 mod committer;
 mod config;
+mod https;
 mod interactive;
 mod lease;
 mod page;
@@ -32,8 +33,10 @@ pub use config::{
     MEDIA_AGENT, MEDIA_TOKENS, PAGE_TOKENS, SEEN_KEYS, STORE_RETRIES, URL_CLAIM_BATCH,
     URL_DEADLINE,
 };
+pub use https::{HTTPS_RETRY_AFTER, MAX_HTTPS_FAILURES_REMEMBERED};
 pub use interactive::{chromium_available, Interactive, MAX_BROWSERS};
 pub use robots_store::StoreRobots;
+pub use sitemaps::{MAX_SITEMAP_TRIES, SITEMAP_TURN_WAIT};
 
 use crate::event::Event;
 use crate::normal::NormalUrl;
@@ -139,6 +142,8 @@ pub(crate) struct Ctx {
     config: CrawlConfig,
     holder: Holder,
     levers: Arc<crate::control::Levers>,
+    /// Hosts whose HTTPS failed in this run.
+    https: https::HttpsMemory,
     committer: committer::Committer,
     events: mpsc::UnboundedSender<Event>,
     stop: Arc<AtomicBool>,
@@ -310,6 +315,7 @@ impl Crawler {
             config: self.config.clone(),
             holder: holder.clone(),
             levers,
+            https: https::HttpsMemory::default(),
             committer,
             events,
             stop: Arc::clone(&self.stop),
@@ -451,6 +457,17 @@ async fn schedule(ctx: &Arc<Ctx>) -> Result<EndReason, CrawlError> {
         if workers.is_empty() && ctx.committer.pending.load(Ordering::SeqCst) == 0 {
             let (left, next) = ctx.store.pending_work().await?;
             if left == 0 {
+                return Ok(EndReason::Finished);
+            }
+            let behind_robots = ctx.store.pending_behind_robots().await?;
+            if behind_robots >= left {
+                tracing::warn!(
+                    urls = behind_robots,
+                    "only URLs of sites whose robots.txt is unreachable are left: they stay queued for a later run"
+                );
+                ctx.emit(Event::RobotsWaiting {
+                    urls: behind_robots,
+                });
                 return Ok(EndReason::Finished);
             }
             if let Some(held) = ctx.levers.only_held_left(&ctx.store, left).await? {

@@ -5,8 +5,13 @@
 //! last read), so a changed `lastmod` queues its URL again and an unchanged sitemap costs a
 //! 304. One process at a time reads a site's sitemaps (a named lease in the store).
 //! Entries must belong to the site whose robots.txt declared the sitemap.
+//!
+//! A sitemap that fails for a reason that may pass (429, 5xx, a reset or timeout) is read
+//! again after the origin's back-off (or its `Retry-After`), up to [`MAX_SITEMAP_TRIES`]
+//! times in all, before the site falls back to links: the pacer holds the next try until the
+//! origin's turn, within [`SITEMAP_TURN_WAIT`].
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -27,8 +32,12 @@ use sitemap::{
 
 /// How long one process may hold a site's sitemap reading.
 const SITEMAP_LEASE: Duration = Duration::from_secs(10 * 60);
-/// Waiting for a turn while reading sitemaps (they come before everything else of a site).
-const SITEMAP_TURN_WAIT: Duration = Duration::from_secs(60);
+/// Waiting for a turn while reading sitemaps (they come before everything else of a site):
+/// 60 s. A back-off or `Retry-After` longer than this gives the failed sitemap up for the run.
+pub const SITEMAP_TURN_WAIT: Duration = Duration::from_secs(60);
+/// The most times one sitemap is requested in a run when it keeps failing for a reason that
+/// may pass: 3.
+pub const MAX_SITEMAP_TRIES: u32 = 3;
 
 /// Read `seed`'s site's sitemaps and queue their URLs.
 pub(crate) async fn read_site(ctx: Arc<Ctx>, seed: NormalUrl) -> Result<(), CrawlError> {
@@ -48,11 +57,15 @@ pub(crate) async fn read_site(ctx: Arc<Ctx>, seed: NormalUrl) -> Result<(), Craw
     let operation = Operation::within(URL_DEADLINE * 4).with_max_wait(SITEMAP_TURN_WAIT);
     let mut archive = Archive::default();
     let (mut declared, no_https) = declared_sitemaps(&ctx, &start, &operation, &mut archive).await;
-    if no_https && start.is_https() && host.https.is_none() {
-        // No working HTTPS on this host: remember it and read over HTTP.
-        ctx.store.set_host_https(host.host_id, false).await?;
-        ctx.places
-            .update_host(start.host(), |h| h.https = Some(false));
+    if let Some(why) = no_https.filter(|_| start.is_https() && host.https != Some(true)) {
+        // No working HTTPS on this host now: remember it and read over HTTP.
+        ctx.https
+            .failed(start.host(), &format!("robots.txt: {why}"));
+        if host.https != Some(false) {
+            ctx.store.set_host_https(host.host_id, false).await?;
+            ctx.places
+                .update_host(start.host(), |h| h.https = Some(false));
+        }
         start = start.with_scheme(false);
         declared = declared_sitemaps(&ctx, &start, &operation, &mut archive)
             .await
@@ -71,7 +84,18 @@ pub(crate) async fn read_site(ctx: Arc<Ctx>, seed: NormalUrl) -> Result<(), Craw
         declared.into_iter().map(|u| (u, 0)).collect()
     };
     let (mut files, mut total) = (0usize, 0usize);
+    let mut tries: HashMap<String, u32> = HashMap::new();
     while let Some((url, depth)) = todo.pop_front() {
+        // HTTPS wherever available: a sitemap declared as http:// on a host known to serve
+        // HTTPS is read over HTTPS.
+        let url = if !url.is_https()
+            && ((url.host() == start.host() && start.is_https())
+                || ctx.places.known_https(url.host()) == Some(true))
+        {
+            url.with_scheme(true)
+        } else {
+            url
+        };
         if files >= MAX_SITEMAP_FILES_PER_SITE
             || total >= MAX_SITEMAP_URLS_PER_SITE
             || ctx.stopping()
@@ -84,6 +108,17 @@ pub(crate) async fn read_site(ctx: Arc<Ctx>, seed: NormalUrl) -> Result<(), Craw
             .add_sitemap(url.as_str(), host.site_id, depth)
             .await?;
         let read = read_one(&ctx, &url, (id, host.site_id), &site, &operation).await?;
+        if read.retryable {
+            let tried = tries.entry(url.as_str().to_string()).or_insert(0);
+            *tried += 1;
+            if *tried < MAX_SITEMAP_TRIES {
+                // Again at once: the pacer holds the request until the origin's back-off
+                // (or the server's Retry-After) has passed.
+                files -= 1;
+                todo.push_front((url, depth));
+                continue;
+            }
+        }
         for child in read.children {
             if depth < MAX_SITEMAP_DEPTH {
                 todo.push_back((child, depth + 1));
@@ -113,19 +148,23 @@ async fn declared_sitemaps(
     start: &NormalUrl,
     operation: &Operation,
     archive: &mut Archive,
-) -> (Vec<NormalUrl>, bool) {
+) -> (Vec<NormalUrl>, Option<String>) {
     let check = ctx
         .polite
         .check_robots(start.url(), &PAGE_TOKENS, operation)
         .await;
     let mut body: Option<Vec<u8>> = None;
-    let mut no_https = false;
+    let mut no_https = None;
     if let Ok(check) = &check {
         if let Some(rf) = &check.fetched {
             if let Err(e) = super::unreachable::counted(ctx, rf).await {
                 tracing::warn!(error = %e, "could not count a robots.txt fetch");
             }
-            no_https = rf.error.as_ref().is_some_and(super::worker::no_https);
+            no_https = rf
+                .error
+                .as_ref()
+                .filter(|e| super::worker::no_https(e))
+                .map(|e| e.full_message());
             archive.robots_fetch(rf);
             body = rf.robots.is_some().then(|| rf.body.clone());
         }
@@ -158,6 +197,8 @@ struct Read {
     children: Vec<NormalUrl>,
     /// Entries of a sitemap that answered 304 (counted as still there).
     unchanged_entries: usize,
+    /// It failed for a reason that may pass (429, 5xx, a retryable network error).
+    retryable: bool,
 }
 
 async fn read_one(
@@ -186,7 +227,10 @@ async fn read_one(
         .fetch(PoliteRequest::new(request, &PAGE_TOKENS), operation)
         .await;
     let mut archive = Archive::default();
-    let mut read = Read::default();
+    let mut read = Read {
+        retryable: matches!(response.trail.learned, Some(fetch::Learned::Failure { .. })),
+        ..Read::default()
+    };
     let mut error = None;
     let (mut etag, mut last_modified, mut entries) = (None, None, 0u64);
     archive.trail(

@@ -1,11 +1,13 @@
 //! Sites whose robots.txt cannot be read: a robots.txt answering 5xx or
 //! 429, or failing on the network, disallows everything, so nothing else of the site is
-//! requested. The origin is paused and its robots.txt probed on the origin's exponential
-//! back-off (`--backoff-base`, doubling); every failed robots.txt request counts against the
-//! site, and after `--max-attempts` failures in a row its queued URLs are given up with that
-//! reason, so a crawl still ends. A later run tries them again. A probe that succeeds ends the
-//! pause and forgets the failure fetch's cache holds, so the site's URLs go on at once rather
-//! than when the cache's own retry would come.
+//! requested ("stop crawling the site and keep retrying the file"). The origin is paused and
+//! its robots.txt probed on the origin's exponential back-off (`--backoff-base`, doubling, at
+//! most `--backoff-max` apart unless a `Retry-After` asks for longer). The site's URLs stay
+//! queued, whatever the number of failures: they are not attempts of theirs. Every failed
+//! robots.txt request counts against the site, so that a run whose only work left is such
+//! sites' URLs ends, leaving them queued for a later run, and says so. A probe that succeeds
+//! ends the pause and forgets the failure fetch's cache holds, so the site's URLs go on at
+//! once rather than when the cache's own retry would come.
 
 use std::sync::Arc;
 
@@ -29,9 +31,9 @@ pub(crate) fn failed(fetched: &RobotsFetch) -> bool {
 }
 
 /// The outcome of `url`, whose robots.txt (`robots_url`) is unreachable. When a robots.txt
-/// request was made (`fetched`), it counts against the site, and the URL's attempt too;
-/// otherwise fetch's cache still holds the failure and the origin is paused until a probe
-/// of that robots.txt succeeds.
+/// request was made (`fetched`), it counts against the site. A URL of the robots.txt's own
+/// host stays queued (not an attempt) and the origin is paused until a probe of that
+/// robots.txt succeeds; a redirect's target on another host costs the URL an attempt.
 pub(crate) async fn robots_unreachable(
     ctx: &Ctx,
     key: &OriginKey,
@@ -42,8 +44,12 @@ pub(crate) async fn robots_unreachable(
     let own_host = NormalUrl::from_key(&url.key, true)
         .ok()
         .is_some_and(|u| Some(u.host()) == robots_url.host_str());
-    if !fetched && own_host {
-        // No request was made: not an attempt. The probe retries on the origin's back-off.
+    if fetched {
+        count_failure(ctx, robots_url).await?;
+    }
+    if own_host {
+        // Not an attempt of the URL: it waits for its robots.txt, which the probe retries on
+        // the origin's back-off.
         pause(ctx, key);
         return Ok(Outcome {
             id: url.id,
@@ -52,23 +58,12 @@ pub(crate) async fn robots_unreachable(
             ..Outcome::default()
         });
     }
-    // A redirect target's robots.txt, or a request that failed: an attempt of this URL.
-    let error = format!("robots.txt unreachable: {robots_url}");
-    let mut outcome = failure(ctx, url, &error);
-    let site_gave_up = if fetched {
-        count_failure(ctx, robots_url).await?
-    } else {
-        None
-    };
-    if outcome.state == Some(UrlState::Failed) || site_gave_up.is_some() {
-        let reason = site_gave_up.unwrap_or_else(|| error.clone());
-        if let Some(site) = site_of(ctx, robots_url).await? {
-            ctx.store.fail_site(site, &reason).await?;
-        }
-        outcome.state = Some(UrlState::Failed);
-        outcome.reason = Some(reason);
-    }
-    Ok(outcome)
+    // A redirect target's robots.txt: an attempt of this URL, whose own site is fine.
+    Ok(failure(
+        ctx,
+        url,
+        &format!("robots.txt unreachable: {robots_url}"),
+    ))
 }
 
 /// Pause the origin: nothing but a probe of its robots.txt until one succeeds.
@@ -81,6 +76,20 @@ fn pause(ctx: &Ctx, key: &OriginKey) {
     }
 }
 
+/// The next probe of a robots.txt that failed again comes within `--backoff-max`: the file is
+/// retried on the back-off, not on the day-long probes of an origin whose pages fail.
+fn within_backoff_max(ctx: &Ctx, key: &OriginKey) {
+    let pacer = ctx.polite.pacer();
+    let Some(mut snapshot) = pacer.export(key) else {
+        return;
+    };
+    let latest = jiff::Timestamp::now() + ctx.config.pacer.backoff_max;
+    if snapshot.not_before.is_some_and(|t| t > latest) {
+        snapshot.not_before = Some(latest);
+        pacer.import(key, &snapshot);
+    }
+}
+
 /// The site of the host of `robots_url`, if known.
 async fn site_of(ctx: &Ctx, robots_url: &Url) -> Result<Option<i64>, CrawlError> {
     let Some(host) = robots_url.host_str() else {
@@ -89,22 +98,14 @@ async fn site_of(ctx: &Ctx, robots_url: &Url) -> Result<Option<i64>, CrawlError>
     Ok(ctx.store.host(host).await?.map(|h| h.site_id))
 }
 
-/// Count a failed robots.txt request against its site; when the run of failures reaches
-/// `--max-attempts`, the site's queued URLs are given up: returns the reason then.
-pub(crate) async fn count_failure(
-    ctx: &Ctx,
-    robots_url: &Url,
-) -> Result<Option<String>, CrawlError> {
-    let Some(site) = site_of(ctx, robots_url).await? else {
-        return Ok(None);
-    };
-    let failures = ctx.store.site_robots_failed(site).await?;
-    if failures < ctx.config.max_attempts {
-        return Ok(None);
+/// Count a failed robots.txt request against its site: a site with failures in a row has
+/// its URLs waiting for its robots.txt (a run with only such URLs left ends).
+pub(crate) async fn count_failure(ctx: &Ctx, robots_url: &Url) -> Result<(), CrawlError> {
+    if let Some(site) = site_of(ctx, robots_url).await? {
+        let failures = ctx.store.site_robots_failed(site).await?;
+        tracing::debug!(%robots_url, failures, "robots.txt unreachable");
     }
-    let reason = format!("robots.txt unreachable: {robots_url} failed {failures} times in a row");
-    ctx.store.fail_site(site, &reason).await?;
-    Ok(Some(reason))
+    Ok(())
 }
 
 /// Count a robots.txt fetch made through fetch's cache: a failure against its site, an
@@ -184,12 +185,15 @@ pub(crate) async fn probe(
     permit.answered();
     permit.learn(match (&fetched.error, fetched.status) {
         (Some(error), _) => fetch::Learned::from_error(error),
-        (None, Some(status)) => fetch::Learned::from_status(status, fetched.retry_after),
+        (None, Some(status)) => fetch::Learned::from_robots_txt(status, fetched.retry_after),
         (None, None) => fetch::Learned::Nothing,
     });
     drop(permit);
     if failed(&fetched) {
         count_failure(ctx, &robots_url).await?;
+        if fetched.retry_after.is_none() {
+            within_backoff_max(ctx, key);
+        }
     } else {
         answered(ctx, &robots_url).await?;
     }

@@ -38,13 +38,17 @@ pub(crate) async fn work_origin(
     lease: Arc<super::lease::LeaseWatch>,
 ) -> Result<(), CrawlError> {
     let key = OriginKey::new(origin.name.0.clone());
-    import_pacing(&ctx, &key, &origin);
+    if !import_pacing(&ctx, &key, &origin) {
+        // The last holder may have sent requests it never recorded (killed, or its lease
+        // lost): the first request waits a full pace from now.
+        ctx.polite.pacer().unsure(&key);
+    }
     if ctx.polite.pacer().export(&key).is_some_and(|s| s.paused)
         && !super::unreachable::probe(&ctx, &key, origin.id).await?
     {
         // Still paused: give the origin back until its next probe.
         let work = Work {
-            origin: Some(origin_update(&ctx, &key, origin.id, 0, 0)),
+            origin: Some(release_update(&ctx, &key, origin.id)),
             release: Some(origin.id),
             ..Work::default()
         };
@@ -91,7 +95,7 @@ pub(crate) async fn work_origin(
     }
     // The pace reached is committed, then the lease given back.
     let work = Work {
-        origin: Some(origin_update(&ctx, &key, origin.id, 0, 0)),
+        origin: Some(release_update(&ctx, &key, origin.id)),
         release: Some(origin.id),
         ..Work::default()
     };
@@ -99,19 +103,29 @@ pub(crate) async fn work_origin(
     result
 }
 
-fn import_pacing(ctx: &Ctx, key: &OriginKey, origin: &OriginRow) {
+/// Takes in the origin's stored pacing; true when it is complete (its last holder gave the
+/// origin back with every request it made recorded), so the last request's start is known.
+fn import_pacing(ctx: &Ctx, key: &OriginKey, origin: &OriginRow) -> bool {
     let Some(stored) = origin
         .pacer_state
         .as_deref()
         .and_then(|s| serde_json::from_str::<OriginSnapshot>(s).ok())
     else {
-        return;
+        return false;
     };
     let known = ctx.polite.pacer().export(key);
     // Another process (or an earlier run) may have paced this origin since this one did.
     if known.is_none_or(|k| stored.last_start > k.last_start || stored.not_before > k.not_before) {
         ctx.polite.pacer().import(key, &stored);
     }
+    stored.complete
+}
+
+/// The origin's pacing as it is given back: complete, every request of this lease in it.
+fn release_update(ctx: &Ctx, key: &OriginKey, id: i64) -> OriginPace {
+    let mut update = origin_update(ctx, key, id, 0, 0);
+    update.snapshot.complete = true;
+    update
 }
 
 /// The origin's pacing for the store, with the requests and bytes of the last piece of work.
@@ -185,7 +199,10 @@ async fn process(
     if url.kind == UrlKind::Sitemaps {
         // Sitemaps first, under this origin's lease: their URLs are queued ahead of the
         // site's other pages, which are claimed again after them.
-        let start = https_form.with_scheme(host.https != Some(false));
+        let start = https_form.with_scheme(ctx.https.try_https(https_form.host(), host.https));
+        if start.is_https() && host.https == Some(false) {
+            super::https::retrying(ctx, &start).await?;
+        }
         super::sitemaps::read_site(Arc::clone(ctx), start).await?;
         let done = Outcome {
             id: url.id,
@@ -202,7 +219,10 @@ async fn process(
         return Ok(Flow::Reclaim);
     }
     let before = ctx.polite.pacer().export(key).unwrap_or_default();
-    let mut https = host.https != Some(false);
+    let mut https = ctx.https.try_https(https_form.host(), host.https);
+    if https && host.https == Some(false) {
+        super::https::retrying(ctx, &https_form).await?;
+    }
     // A URL that redirected is revisited where it ended (its scheme as it worked then).
     let media = url.kind == UrlKind::Media;
     let revisit_at =
@@ -214,27 +234,20 @@ async fn process(
         let fetch_started = std::time::Instant::now();
         let response = fetch(ctx, &url, &target).await;
         super::StageTimes::add(&ctx.counters.time.fetch, fetch_started);
-        let fallback = https
-            && revisit_at.is_none()
-            && host.https.is_none()
-            && match &response.outcome {
-                Polite::Failed(e) => no_https(e),
-                // The robots.txt fetch over HTTPS failed the same way.
-                Polite::Skipped {
-                    reason: SkipReason::RobotsUnreachable { .. },
-                    ..
-                } => response
-                    .trail
-                    .robots_fetches
-                    .iter()
-                    .any(|r| r.error.as_ref().is_some_and(no_https)),
-                _ => false,
-            };
-        if fallback {
-            // No working HTTPS on this host: remember it, and use HTTP at once (not an attempt).
-            ctx.store.set_host_https(host.host_id, false).await?;
-            ctx.places
-                .update_host(https_form.host(), |h| h.https = Some(false));
+        let why_not_https = if https && revisit_at.is_none() && host.https != Some(true) {
+            https_failure(&response)
+        } else {
+            None
+        };
+        if let Some(why) = why_not_https {
+            // No working HTTPS on this host now: remember it, and use HTTP at once (not an
+            // attempt). HTTPS is tried again in a later run, or after a day.
+            ctx.https.failed(https_form.host(), &why);
+            if host.https != Some(false) {
+                ctx.store.set_host_https(host.host_id, false).await?;
+                ctx.places
+                    .update_host(https_form.host(), |h| h.https = Some(false));
+            }
             https = false;
             continue;
         }
@@ -256,6 +269,24 @@ async fn process(
         .await?;
         ctx.pacing_events(key, &before);
         return Ok(flow);
+    }
+}
+
+/// Why a request over HTTPS failed as a host without working HTTPS fails, if it did: the
+/// request itself, or the robots.txt fetch over HTTPS before it.
+fn https_failure(response: &fetch::PoliteResponse) -> Option<String> {
+    match &response.outcome {
+        Polite::Failed(e) if no_https(e) => Some(e.full_message()),
+        Polite::Skipped {
+            reason: SkipReason::RobotsUnreachable { .. },
+            ..
+        } => response
+            .trail
+            .robots_fetches
+            .iter()
+            .find_map(|r| r.error.as_ref().filter(|e| no_https(e)))
+            .map(|e| format!("robots.txt: {}", e.full_message())),
+        _ => None,
     }
 }
 

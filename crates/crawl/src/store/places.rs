@@ -58,6 +58,12 @@ pub struct OriginRow {
     pub pacer_state: Option<String>,
 }
 
+/// How a complete pacing state ([`fetch::OriginSnapshot::complete`]) reads in its stored
+/// JSON, and how it reads once the origin is claimed again.
+const COMPLETE: &str = r#""complete":true"#;
+/// See [`COMPLETE`].
+const INCOMPLETE: &str = r#""complete":false"#;
+
 const ORIGIN_COLUMNS: &str = "id, name, gap_ms, next_start, failures, paused, pacer_state";
 
 fn origin_row<R: Row>(row: &R) -> OriginRow
@@ -384,14 +390,23 @@ impl Store {
         let requeue =
             format!("UPDATE crawl_urls SET state = 0 WHERE state = 1 AND origin_id IN ({list})");
         let select = format!("SELECT {ORIGIN_COLUMNS} FROM crawl_origins WHERE id IN ({list}) ORDER BY next_start, id");
+        // The stored pacing was complete when its last holder gave the origin back; from this
+        // claim on it is not, until this holder gives it back in turn: a holder killed from
+        // here leaves a state that a process taking over must not trust.
+        let incomplete = format!(
+            "UPDATE crawl_origins SET pacer_state = REPLACE(pacer_state, '{COMPLETE}', '{INCOMPLETE}') \
+             WHERE id IN ({list}) AND pacer_state IS NOT NULL"
+        );
         with_pool!(&self.db, pool => {
             sqlx::query(&requeue).persistent(false).execute(pool).await.map(drop).map_err(DbError::query("requeue in-flight"))?;
-            sqlx::query(&select)
+            let rows = sqlx::query(&select)
                 .persistent(false)
                 .fetch_all(pool)
                 .await
                 .map(|rows| rows.iter().map(origin_row).collect())
-                .map_err(DbError::query("read origins"))
+                .map_err(DbError::query("read origins"))?;
+            sqlx::query(&incomplete).persistent(false).execute(pool).await.map(drop).map_err(DbError::query("mark pacing incomplete"))?;
+            Ok(rows)
         })
     }
 

@@ -103,6 +103,16 @@ impl Store {
         Ok(n.and_then(|n| u32::try_from(n).ok()).unwrap_or(0))
     }
 
+    /// URLs queued or in flight whose site's robots.txt failed on its last request (they wait
+    /// for it: nothing else of such a site is requested).
+    pub async fn pending_behind_robots(&self) -> Result<u64, DbError> {
+        let sql = "SELECT COUNT(*) FROM crawl_urls u JOIN crawl_sites s ON s.id = u.site_id \
+                   WHERE u.state IN (0, 1) AND s.robots_failures > 0";
+        let n: i64 = with_pool!(&self.db, pool => sqlx::query_scalar(sql).fetch_one(pool).await)
+            .map_err(DbError::query("count URLs waiting for their robots.txt"))?;
+        Ok(u64::try_from(n).unwrap_or(0))
+    }
+
     /// A site's robots.txt answered: its run of failures ends.
     pub async fn site_robots_ok(&self, site_id: i64) -> Result<(), DbError> {
         let sql =

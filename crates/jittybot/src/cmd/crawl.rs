@@ -358,6 +358,9 @@ impl Show {
                 safe(absorbed),
                 safe(into)
             ),
+            Event::RobotsWaiting { urls } => format!(
+                "{urls} URLs stay queued for a later run: their sites' robots.txt is unreachable"
+            ),
             Event::Done {
                 fetched,
                 reason,

@@ -1,0 +1,94 @@
+//! A restart never shortens an origin's gap: `jittybot crawl` killed with SIGKILL mid-crawl
+//! and started again at once, as the servers see it.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use testweb::{linked_pages, LinkedPages, MultiWeb};
+
+const HOSTS: [&str; 3] = ["h1.restart.test", "h2.restart.test", "h3.restart.test"];
+
+fn args(web: &MultiWeb, dir: &Path) -> Vec<String> {
+    let hosts_file = dir.join("hosts");
+    let pins: Vec<(&str, usize)> = HOSTS.iter().enumerate().map(|(i, h)| (*h, i)).collect();
+    std::fs::write(&hosts_file, web.hosts_file(&pins)).unwrap();
+    let ca = dir.join("ca.pem");
+    std::fs::write(&ca, web.certificate_pem()).unwrap();
+    let mut args: Vec<String> = [
+        "crawl",
+        "--db",
+        &dir.join("crawl.sqlite").display().to_string(),
+        "--warc-dir",
+        &dir.join("warc").display().to_string(),
+        "--pace",
+        "200ms",
+        "--follow-links",
+        "always",
+        "--allow-private-addresses",
+        "--hosts",
+        &hosts_file.display().to_string(),
+        "--cacert",
+        &ca.display().to_string(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.extend(HOSTS.iter().map(|h| web.http_url(h, "/p0.html")));
+    args
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crawl_killed_and_restarted_at_once_never_comes_closer_than_the_pace() {
+    let web = MultiWeb::start(3).await;
+    web.generate(linked_pages(LinkedPages {
+        host_suffix: ".restart.test".into(),
+        pages: 60,
+        page_bytes: 2_000,
+        size_spread: 0,
+        links_per_page: 3,
+    }));
+    let dir = tempfile::tempdir().unwrap();
+    let args = args(&web, dir.path());
+    // Three runs, each killed mid-crawl (a request to every origin is about due: the pace is
+    // 200 ms) and followed at once by the next.
+    for after in [900, 1_030, 960] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_jittybot"))
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        tokio::time::sleep(Duration::from_millis(after)).await;
+        assert!(child.try_wait().unwrap().is_none(), "killed mid-crawl");
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap(); // reaped: the next run frees its leases as a dead process's
+    }
+    let log = web.requests();
+    for (i, address) in web.addresses().iter().enumerate() {
+        let mut at: Vec<_> = log
+            .iter()
+            .filter(|r| r.local.unwrap().ip() == *address)
+            .map(|r| r.at)
+            .collect();
+        at.sort();
+        assert!(at.len() >= 6, "{}: {} requests", HOSTS[i], at.len());
+        let t0 = at[0];
+        let gaps: Vec<Duration> = at.windows(2).map(|w| w[1] - w[0]).collect();
+        let smallest = gaps.iter().min().unwrap();
+        eprintln!(
+            "{}: {} requests, smallest gap {smallest:?}",
+            HOSTS[i],
+            at.len()
+        );
+        assert!(
+            *smallest >= Duration::from_millis(195),
+            "{}: gap {smallest:?} (pace 200 ms); arrivals {:?}",
+            HOSTS[i],
+            at.iter().map(|t| *t - t0).collect::<Vec<_>>()
+        );
+    }
+}
