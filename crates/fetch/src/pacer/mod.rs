@@ -371,7 +371,60 @@ impl Pacer {
             return Err(PaceSkip::Held);
         }
         let mut slot = self.slot(key);
-        let turn = loop {
+        let mut waited = Duration::ZERO;
+        loop {
+            let (live, turn) = Self::turn_of(slot, &limit).await?;
+            slot = live;
+            // Asked again with the turn in hand: a hold set while this request waited for it.
+            if self.overrides.as_ref().is_some_and(|o| o.held(host)) {
+                return Err(PaceSkip::Held);
+            }
+            let config = self.config_for(key, host);
+            let now = Instant::now();
+            let plan = lock(&slot.state).plan(&config, host, crawl_delay, probe, now);
+            let (at, reason) = match plan {
+                Plan::Paused { probe_at } => {
+                    let probe_at = Clocks::now().to_wall(probe_at);
+                    tracing::debug!(origin = %key, %probe_at, "origin paused");
+                    return Err(PaceSkip::Paused { probe_at });
+                }
+                Plan::At { at, reason } => (at, reason),
+            };
+            let wait = at.saturating_duration_since(now);
+            self.check_limit(wait, at, reason, &limit)?;
+            if !wait.is_zero() {
+                tracing::debug!(origin = %key, ?wait, ?reason, "waiting for the origin's turn");
+                tokio::time::sleep_until(at).await;
+                if let Some(budget) = limit.budget {
+                    budget.spend(wait);
+                }
+                waited += wait;
+                // Merged into another origin while this request slept: that origin's turn
+                // and pace hold now (planned without them, it could start a moment after a
+                // request of the other).
+                if !Arc::ptr_eq(&slot.live(), &slot) {
+                    drop(turn);
+                    continue;
+                }
+            }
+            lock(&slot.state).started(host, Instant::now());
+            return Ok(Permit {
+                slot,
+                host: host.to_owned(),
+                config,
+                learned: Learned::Nothing,
+                waited,
+                _turn: turn,
+            });
+        }
+    }
+
+    /// The turn of `slot`, or of the origin it was merged into while this request waited.
+    async fn turn_of(
+        mut slot: Arc<Slot>,
+        limit: &WaitLimit<'_>,
+    ) -> Result<(Arc<Slot>, OwnedMutexGuard<()>), PaceSkip> {
+        loop {
             let turn = Arc::clone(&slot.turn);
             let turn = match limit.deadline {
                 Some(deadline) => tokio::time::timeout_at(deadline.instant(), turn.lock_owned())
@@ -382,48 +435,13 @@ impl Pacer {
                     })?,
                 None => turn.lock_owned().await,
             };
-            // Merged into another origin while this request waited: wait for that turn.
             let live = slot.live();
             if Arc::ptr_eq(&live, &slot) {
-                break turn;
+                return Ok((slot, turn));
             }
             drop(turn);
             slot = live;
-        };
-        // Asked again with the turn in hand: a hold set while this request waited for it.
-        if self.overrides.as_ref().is_some_and(|o| o.held(host)) {
-            return Err(PaceSkip::Held);
         }
-        let config = self.config_for(key, host);
-        let now = Instant::now();
-        let plan = lock(&slot.state).plan(&config, host, crawl_delay, probe, now);
-        let (at, reason) = match plan {
-            Plan::Paused { probe_at } => {
-                let probe_at = Clocks::now().to_wall(probe_at);
-                tracing::debug!(origin = %key, %probe_at, "origin paused");
-                return Err(PaceSkip::Paused { probe_at });
-            }
-            Plan::At { at, reason } => (at, reason),
-        };
-        let wait = at.saturating_duration_since(now);
-        self.check_limit(wait, at, reason, &limit)?;
-        if !wait.is_zero() {
-            tracing::debug!(origin = %key, ?wait, ?reason, "waiting for the origin's turn");
-            tokio::time::sleep_until(at).await;
-        }
-        if let Some(budget) = limit.budget {
-            budget.spend(wait);
-        }
-        // The slot that paces now: a merge while this request slept moved its state.
-        lock(&slot.live().state).started(host, Instant::now());
-        Ok(Permit {
-            slot,
-            host: host.to_owned(),
-            config,
-            learned: Learned::Nothing,
-            waited: wait,
-            _turn: turn,
-        })
     }
 
     fn check_limit(
