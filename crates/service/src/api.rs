@@ -6,18 +6,25 @@ use std::net::SocketAddr;
 use axum::body::Bytes;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{ConnectInfo, FromRequest, Multipart, Path, Request, State};
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get, post};
 use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
 use tower_http::limit::RequestBodyLimitLayer;
+use tower_http::set_header::SetResponseHeaderLayer;
 
 use crate::ids::ReportId;
 use crate::limits::{ANALYZE_BODY_LIMIT, MAX_PASTE_BYTES, PASTE_BODY_LIMIT};
 use crate::model::StoredReport;
 use crate::service::Service;
 use crate::submit::SubmitError;
+
+/// Pastes are private (reachable by their id only): no cache keeps them.
+const NO_STORE: (header::HeaderName, HeaderValue) = (
+    header::CACHE_CONTROL,
+    HeaderValue::from_static("private, no-store"),
+);
 
 /// An API error: a status and a message, sent as JSON.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,6 +94,14 @@ impl From<SubmitError> for ApiError {
 
 impl From<crate::error::ServiceError> for ApiError {
     fn from(error: crate::error::ServiceError) -> ApiError {
+        if error.is_bad_row() {
+            // One damaged report: it says so; nothing else depends on it.
+            tracing::warn!(error = %error, "a stored report cannot be read");
+            return ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "this report's stored data is damaged and cannot be shown",
+            );
+        }
         ApiError::internal(&error)
     }
 }
@@ -129,6 +144,14 @@ pub fn router(service: Service) -> Router {
         .route("/api/health", get(health))
         .route("/api/{*rest}", any(not_found))
         .layer(axum::middleware::map_response(json_errors))
+        .layer(axum::middleware::from_fn_with_state(
+            service.clone(),
+            crate::origin::refuse_cross_site_posts,
+        ))
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        ))
         .with_state(service)
 }
 
@@ -152,7 +175,8 @@ async fn json_errors(response: Response) -> Response {
 
 async fn analyze(
     State(service): State<Service>,
-    ConnectInfo(client): ConnectInfo<SocketAddr>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
     body: Result<Json<AnalyzeRequest>, JsonRejection>,
 ) -> Result<Response, ApiError> {
     let Json(request) = body.map_err(|e| {
@@ -165,7 +189,8 @@ async fn analyze(
             format!("send JSON {{\"url\": \"https://...\"}}: {}", e.body_text()),
         )
     })?;
-    let submitted = service.submit_analysis(&request.url, client.ip()).await?;
+    let client = service.client(peer.ip(), &headers);
+    let submitted = service.submit_analysis(&request.url, client).await?;
     let status = if submitted.reused {
         StatusCode::OK
     } else {
@@ -176,9 +201,10 @@ async fn analyze(
 
 async fn paste(
     State(service): State<Service>,
-    ConnectInfo(client): ConnectInfo<SocketAddr>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     request: Request,
 ) -> Result<Response, ApiError> {
+    let client = service.client(peer.ip(), request.headers());
     let multipart = request
         .headers()
         .get(header::CONTENT_TYPE)
@@ -193,8 +219,8 @@ async fn paste(
             .await
             .map_err(|e| ApiError::new(e.status(), e.body_text()))?
     };
-    let submitted = service.submit_paste(&body, client.ip()).await?;
-    Ok((StatusCode::CREATED, Json(submitted)).into_response())
+    let submitted = service.submit_paste(&body, client).await?;
+    Ok((StatusCode::CREATED, [NO_STORE], Json(submitted)).into_response())
 }
 
 /// The first part of an upload (`file` or any other name): the robots.txt.
@@ -226,7 +252,12 @@ async fn report(
     let id: ReportId = id.parse().map_err(|_| missing())?;
     let stored = service.report(&id).await?.ok_or_else(missing)?;
     let address = service.public(&stored.row.path());
-    Ok(Json(ReportJson { stored, address }).into_response())
+    let is_paste = stored.row.is_paste;
+    let mut response = Json(ReportJson { stored, address }).into_response();
+    if is_paste {
+        response.headers_mut().extend([NO_STORE]);
+    }
+    Ok(response)
 }
 
 async fn score(

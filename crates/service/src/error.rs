@@ -26,6 +26,21 @@ pub enum ServiceError {
         #[source]
         source: crate::codec::CodecError,
     },
+    /// A stored report's row has a column that does not decode (damage, or a hand edit).
+    #[error("report {id}: the stored row is unreadable")]
+    BadRow {
+        /// The report (or the URL whose report was read).
+        id: String,
+        /// The driver's decoding error.
+        #[source]
+        source: db::sqlx::Error,
+    },
+    /// A lease was taken by another holder while its work ran (it could not be renewed).
+    #[error("the {name} lease was lost")]
+    LeaseLost {
+        /// The lease.
+        name: &'static str,
+    },
     /// The operating system's random generator failed (report ids).
     #[error("no random numbers for a report id")]
     Random(#[source] getrandom::Error),
@@ -40,7 +55,9 @@ impl ServiceError {
     pub fn is_bad_row(&self) -> bool {
         matches!(
             self,
-            ServiceError::Document { .. } | ServiceError::Codec { .. }
+            ServiceError::Document { .. }
+                | ServiceError::Codec { .. }
+                | ServiceError::BadRow { .. }
         )
     }
 

@@ -15,19 +15,24 @@
 
 pub mod analyzer;
 pub mod api;
+pub mod client;
 pub mod clock;
 pub mod codec;
+pub mod connections;
+pub mod cpu;
 mod error;
 pub mod icons;
 pub mod ids;
 pub mod indexing;
 pub mod limits;
 pub mod model;
+pub mod origin;
 pub mod paths;
 pub mod published;
 pub mod ranking;
 pub mod ratelimit;
 pub mod read;
+pub mod redact;
 pub mod schedule;
 mod schema;
 pub mod serve;

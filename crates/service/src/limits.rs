@@ -12,6 +12,12 @@ pub const REUSE_WINDOW: Duration = Duration::from_secs(10 * 60);
 pub const CLIENT_ANALYSES_PER_WINDOW: u32 = 10;
 /// The window of [`CLIENT_ANALYSES_PER_WINDOW`].
 pub const CLIENT_WINDOW: Duration = Duration::from_secs(60);
+/// Analyses and pastes one client may submit per [`QUOTA_DAY`] (counted from its first);
+/// one more is refused with `429` and the time left. With [`CLIENT_ANALYSES_PER_WINDOW`]
+/// alone, one client could store 14,400 pastes a day.
+pub const CLIENT_SUBMISSIONS_PER_DAY: u32 = 200;
+/// The window of [`CLIENT_SUBMISSIONS_PER_DAY`].
+pub const QUOTA_DAY: Duration = DAY;
 /// Client addresses tracked at once by the per-client limit; beyond it the oldest windows
 /// are forgotten first, so memory stays bounded whatever the number of clients.
 pub const MAX_TRACKED_CLIENTS: usize = 100_000;
@@ -26,15 +32,70 @@ pub const PASTE_BODY_LIMIT: usize = MAX_PASTE_BYTES + 16 * 1024;
 pub const MAX_DOMAIN_REPORTS: usize = 500;
 /// Analysis workers per `serve` process (each runs one analysis at a time).
 pub const WORKERS: usize = 4;
-/// How long a worker holds a job (and its site) without finishing it: the analysis budget
-/// plus a margin for storing. A job left by a dead process is taken again after this.
-pub const JOB_LEASE: Duration = Duration::from_secs(audit::limits::ANALYSIS_BUDGET.as_secs() + 60);
+/// How much longer than its analysis's deadline (`--timeout`) a job's lease lasts: time to
+/// store the report. The lease is also renewed every [`JOB_LEASE_RENEW`] while the analysis
+/// runs, so a live worker never loses its job (and its site) to another.
+pub const JOB_LEASE_MARGIN: Duration = Duration::from_secs(60);
+/// How long a worker holds a job (and its site) without finishing it, at the default
+/// analysis budget: the budget plus [`JOB_LEASE_MARGIN`]. A job left by a dead process is taken
+/// again after this. (The workers use their configured budget plus the margin.)
+pub const JOB_LEASE: Duration =
+    Duration::from_secs(audit::limits::ANALYSIS_BUDGET.as_secs() + JOB_LEASE_MARGIN.as_secs());
+/// How often a running analysis renews its job's and its site's leases.
+pub const JOB_LEASE_RENEW: Duration = Duration::from_secs(20);
+/// Jobs one client may have waiting or running at once (a client: see `client::ClientKey`);
+/// one more is refused with `429`.
+pub const MAX_QUEUED_PER_CLIENT: usize = 4;
+/// Workers one client's jobs may occupy at once, across processes: the other workers stay
+/// free for everyone else. Among the jobs ready to run, the client with the fewest running
+/// goes first (then the oldest job).
+pub const MAX_RUNNING_PER_CLIENT: usize = 2;
+/// The `Retry-After` of a `429` for a client that has its share of the queue.
+pub const QUEUE_SHARE_RETRY_AFTER: Duration = Duration::from_secs(60);
+/// Jobs the whole queue holds; one more is refused with `503` and [`BUSY_RETRY_AFTER`].
+pub const MAX_QUEUED_JOBS: usize = 1_000;
 /// Times a job is started before it is marked failed (a job that kills its process each time
 /// must not kill every process that takes it).
 pub const MAX_JOB_ATTEMPTS: i64 = 3;
 /// How often an idle worker looks for jobs queued by another process (jobs queued by this
 /// process wake it at once).
 pub const WORKER_POLL: Duration = Duration::from_secs(2);
+
+/// Pastes audited at once, each on a thread of the blocking pool (never on the async
+/// runtime's threads, which answer every page): an audit may use up to
+/// `audit::limits::AUDIT_CPU_BUDGET` of CPU, and the pages must keep a core.
+pub const PASTE_AUDITS_AT_ONCE: usize = 2;
+/// Pastes waiting for an audit thread; one more is refused with `503` and
+/// [`BUSY_RETRY_AFTER`] (memory: each holds its body, up to [`MAX_PASTE_BYTES`]).
+pub const PASTES_WAITING: usize = 16;
+/// The `Retry-After` of a `503` when the service is too busy (pastes or the queue full).
+pub const BUSY_RETRY_AFTER: Duration = Duration::from_secs(30);
+
+/// How long a client has to send a request's head (request line and headers), from the
+/// moment the server starts reading it; also how long a kept-alive connection may sit idle
+/// between two requests. Then the connection is closed.
+pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a client has to send a request's body, once its head is read; then the request
+/// fails (`408`) and the connection is closed.
+pub const REQUEST_BODY_TIMEOUT: Duration = Duration::from_secs(30);
+/// The longest a connection lives, however busy: it is then asked to close after its current
+/// answer, and cut [`CONNECTION_CLOSE_GRACE`] later (a client that reads its answer slowly
+/// holds a connection no longer than this).
+pub const CONNECTION_MAX_AGE: Duration = Duration::from_secs(120);
+/// How long a connection asked to close (too old, or shutdown) may take to finish its answer.
+pub const CONNECTION_CLOSE_GRACE: Duration = Duration::from_secs(10);
+/// Connections open at once, at most; the server also keeps [`FD_RESERVE`] file descriptors
+/// free for the store, the fetcher and the logs, whatever the process's file limit. A new
+/// connection beyond either is answered `503` and closed at once.
+pub const MAX_CONNECTIONS: usize = 10_000;
+/// File descriptors the connections never use (see [`MAX_CONNECTIONS`]).
+pub const FD_RESERVE: usize = 256;
+/// Connections open at once from one client address (an IPv6 /64 counts as one address;
+/// trusted proxies are not limited): a browser opens about six.
+pub const MAX_CONNECTIONS_PER_CLIENT: usize = 64;
+/// How long the server waits before accepting again when the process is out of file
+/// descriptors (instead of spinning on the failing accept).
+pub const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
 
 /// A result expires after this long, and the site is checked again: a URL is fetched at most
 /// once per this period by the schedule.

@@ -28,8 +28,22 @@ pub static SCHEMA: Schema = Schema {
             sqlite: DOCUMENTS_SQLITE_V3,
             postgres: DOCUMENTS_POSTGRES_V3,
         },
+        Migration {
+            version: 4,
+            name: "the client of each queued job",
+            sqlite: JOB_CLIENT_V4,
+            postgres: JOB_CLIENT_V4,
+        },
     ],
 };
+
+/// Each queued job names its client, so the queue serves clients in turn and caps each
+/// one's share: a tag keyed by a secret of the process that queued it, never the address
+/// (`submit::client_tag`), deleted with the job. Jobs of the schedule have none.
+const JOB_CLIENT_V4: &str = "
+ALTER TABLE service_jobs ADD COLUMN client TEXT;
+CREATE INDEX service_jobs_client ON service_jobs (client);
+";
 
 /// The report document and robots.txt's bytes move to `service_documents`, keyed by report
 /// id, and leave the reports table: with them inline every row was 14–28 KB, so every list,

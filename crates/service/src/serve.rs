@@ -2,22 +2,28 @@
 //! maintenance, stopped together on shutdown.
 
 use std::future::Future;
-use std::net::SocketAddr;
 use std::time::Duration;
 
 use axum::Router;
-use db::{Holder, Lease};
+use db::{Db, Holder, Lease};
 use tokio::sync::watch;
+use tower_http::timeout::RequestBodyTimeoutLayer;
 use tower_http::trace::TraceLayer;
 
+use crate::clock::Clock;
+use crate::connections::accept_loop;
+
 use crate::error::ServiceError;
-use crate::limits::{MAINTENANCE_EVERY, MAINTENANCE_LEASE, WORKERS};
+use crate::limits::{MAINTENANCE_EVERY, MAINTENANCE_LEASE, REQUEST_BODY_TIMEOUT, WORKERS};
 use crate::schedule::Scheduler;
 use crate::service::Service;
 use crate::store::retention::RetentionOutcome;
 
 /// The maintenance lease's name.
 pub const MAINTENANCE_LEASE_NAME: &str = "service.maintenance";
+/// How often a process waiting for the maintenance lease (data removal during a retention
+/// pass) asks again.
+pub const LEASE_WAIT_POLL: Duration = Duration::from_secs(1);
 /// How long background tasks get to finish after the server stops; an analysis still
 /// running then is abandoned, and its job is taken again once its lease expires.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
@@ -31,26 +37,65 @@ pub struct ServeOptions {
     pub maintenance: bool,
 }
 
+/// Run `work` holding the maintenance lease (one retention pass or data removal at a time,
+/// across processes) for `holder`, renewed every third of `ttl` while `work` runs, then
+/// released. `wait`: how long to wait for another holder to finish (none: do not wait);
+/// `Ok(None)` when the lease stayed with another. Losing the lease midway (the store
+/// unreachable for a whole `ttl`) stops `work` between two of its transactions:
+/// [`ServiceError::LeaseLost`].
+pub async fn under_maintenance_lease<T>(
+    db: &Db,
+    clock: &dyn Clock,
+    holder: &Holder,
+    ttl: Duration,
+    wait: Option<Duration>,
+    work: impl Future<Output = Result<T, ServiceError>>,
+) -> Result<Option<T>, ServiceError> {
+    let take = || async {
+        let lease = Lease {
+            holder,
+            now: clock.now(),
+            ttl,
+        };
+        db.try_lease(MAINTENANCE_LEASE_NAME, &lease).await
+    };
+    let started = std::time::Instant::now();
+    while !take().await? {
+        match wait {
+            Some(wait) if started.elapsed() < wait => tokio::time::sleep(LEASE_WAIT_POLL).await,
+            _ => return Ok(None),
+        }
+    }
+    let renew = async {
+        loop {
+            tokio::time::sleep(ttl / 3).await;
+            match take().await {
+                Ok(true) => {}
+                Ok(false) => return,
+                Err(error) => tracing::warn!(error = %error, "cannot renew the maintenance lease"),
+            }
+        }
+    };
+    let outcome = tokio::select! {
+        outcome = work => outcome,
+        () = renew => Err(ServiceError::LeaseLost { name: MAINTENANCE_LEASE_NAME }),
+    };
+    db.release_lease(MAINTENANCE_LEASE_NAME, holder).await?;
+    outcome.map(Some)
+}
+
 impl Service {
-    /// Run the retention pass now, if no other process is running it (a lease): `None` when
-    /// another holds it.
+    /// Run the retention pass now, if no other process is running it (a lease, renewed while
+    /// the pass runs): `None` when another holds it.
     pub async fn maintain(
         &self,
         holder: &Holder,
     ) -> Result<Option<RetentionOutcome>, ServiceError> {
         let now = self.inner.clock.now();
-        let lease = Lease {
-            holder,
-            now,
-            ttl: MAINTENANCE_LEASE,
-        };
         let db = self.store().db();
-        if !db.try_lease(MAINTENANCE_LEASE_NAME, &lease).await? {
-            return Ok(None);
-        }
-        let outcome = self.store().retention(now, false).await;
-        db.release_lease(MAINTENANCE_LEASE_NAME, holder).await?;
-        outcome.map(Some)
+        let pass = self.store().retention(now, false);
+        let clock = self.inner.clock.as_ref();
+        under_maintenance_lease(db, clock, holder, MAINTENANCE_LEASE, None, pass).await
     }
 
     async fn maintenance_loop(self, mut stop: watch::Receiver<bool>) {
@@ -74,7 +119,8 @@ impl Service {
 }
 
 /// Serve `app` (the API's [`crate::api::router`], with the pages merged in) on `listener` until
-/// `shutdown` completes, with [`WORKERS`] workers, and the scheduler and maintenance as
+/// `shutdown` completes, within the configuration's connection limits
+/// ([`crate::connections`]), with [`WORKERS`] workers, and the scheduler and maintenance as
 /// `options` say; then stop them, giving them [`SHUTDOWN_GRACE`].
 pub async fn serve(
     service: Service,
@@ -96,11 +142,23 @@ pub async fn serve(
         tasks.spawn(service.clone().maintenance_loop(stop_rx.clone()));
     }
     let app = app
-        .layer(TraceLayer::new_for_http())
-        .into_make_service_with_connect_info::<SocketAddr>();
-    let served = axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await;
+        .layer(RequestBodyTimeoutLayer::new(REQUEST_BODY_TIMEOUT))
+        .layer(TraceLayer::new_for_http());
+    let (server_stop, server_stopped) = watch::channel(false);
+    let signal = tokio::spawn(async move {
+        shutdown.await;
+        let _ = server_stop.send(true);
+    });
+    let config = service.config();
+    accept_loop(
+        listener,
+        app,
+        config.connections.clone(),
+        config.trusted_proxies.clone(),
+        server_stopped,
+    )
+    .await;
+    signal.abort();
     let _ = stop_tx.send(true);
     let drained = tokio::time::timeout(SHUTDOWN_GRACE, async {
         while tasks.join_next().await.is_some() {}
@@ -110,5 +168,5 @@ pub async fn serve(
         tracing::info!("background tasks still running at shutdown: abandoned");
         tasks.abort_all();
     }
-    served
+    Ok(())
 }

@@ -9,7 +9,10 @@ use tokio::sync::Notify;
 use url::Url;
 
 use crate::analyzer::Analyzer;
+use crate::client::TrustedProxies;
 use crate::clock::Clock;
+use crate::connections::ConnectionLimits;
+use crate::cpu::AuditPool;
 use crate::error::ServiceError;
 use crate::icons::IconSource;
 use crate::limits::{DATA_REFRESH, STATS_REFRESH};
@@ -29,6 +32,10 @@ pub struct ServiceConfig {
     pub data_refresh: Duration,
     /// How long the statistics are reused ([`STATS_REFRESH`]; zero: every request).
     pub stats_refresh: Duration,
+    /// The limits on connections (`serve`).
+    pub connections: ConnectionLimits,
+    /// Reverse proxies whose `X-Forwarded-For` names the client (none by default).
+    pub trusted_proxies: TrustedProxies,
 }
 
 impl ServiceConfig {
@@ -39,6 +46,8 @@ impl ServiceConfig {
             limits: audit::Limits::default(),
             data_refresh: DATA_REFRESH,
             stats_refresh: STATS_REFRESH,
+            connections: ConnectionLimits::default(),
+            trusted_proxies: TrustedProxies::default(),
         }
     }
 }
@@ -50,6 +59,12 @@ pub(crate) struct Inner {
     pub(crate) config: ServiceConfig,
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) limiter: RateLimiter,
+    /// The per-client daily quota.
+    pub(crate) daily: RateLimiter,
+    /// The key of the queue's client tags (`submit`): random per process.
+    pub(crate) client_secret: std::hash::RandomState,
+    /// Where pastes are audited (off the async runtime).
+    pub(crate) audits: AuditPool,
     pub(crate) wake: Notify,
     pub(crate) icons: std::sync::OnceLock<Arc<dyn IconSource>>,
     /// The values every visitor reads, made once and shared.
@@ -88,6 +103,9 @@ impl Service {
             config,
             clock,
             limiter: RateLimiter::default(),
+            daily: RateLimiter::daily(),
+            audits: AuditPool::default(),
+            client_secret: std::hash::RandomState::new(),
             wake: Notify::new(),
             icons: std::sync::OnceLock::new(),
             views: Views::new(),

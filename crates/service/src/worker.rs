@@ -1,6 +1,8 @@
 //! The analysis workers: take queued jobs, run `audit::analyze_with` on the fetcher's polite
 //! pipeline, store the report.
 
+use std::time::Duration;
+
 use audit::{Analysis, AnalysisError};
 
 use crate::analyzer::AnalyzerError;
@@ -9,7 +11,7 @@ use tokio::sync::watch;
 use url::Url;
 
 use crate::error::ServiceError;
-use crate::limits::{MAX_JOB_ATTEMPTS, WORKER_POLL};
+use crate::limits::{JOB_LEASE_MARGIN, JOB_LEASE_RENEW, MAX_JOB_ATTEMPTS, WORKER_POLL};
 use crate::service::Service;
 use crate::store::Job;
 
@@ -37,15 +39,47 @@ impl Service {
         self.inner.analyzer.analyze(url).await
     }
 
+    /// How long a worker's job lease lasts: always longer than the analysis's deadline
+    /// (the configured budget plus [`JOB_LEASE_MARGIN`]), and renewed while it runs.
+    pub fn job_lease(&self) -> Duration {
+        self.inner.config.limits.analysis_budget + JOB_LEASE_MARGIN
+    }
+
     /// Take and run one queued job, if there is one whose site is free; true when one ran.
     pub async fn run_one_job(&self, holder: &Holder) -> Result<bool, ServiceError> {
         let store = &self.inner.store;
-        let Some(job) = store.claim_job(holder, self.inner.clock.now()).await? else {
+        let now = self.inner.clock.now();
+        let Some(job) = store.claim_job_for(holder, now, self.job_lease()).await? else {
             return Ok(false);
         };
-        self.run_job(&job).await?;
+        tokio::select! {
+            ran = self.run_job(&job) => ran?,
+            () = self.keep_lease(&job, holder) => {
+                // Another worker has the job now: leave it to that one.
+                tracing::warn!(id = %job.report, "job lease lost");
+                return Ok(true);
+            }
+        }
         store.finish_job(&job, holder).await?;
         Ok(true)
+    }
+
+    /// Renew `job`'s leases every [`JOB_LEASE_RENEW`]; returns only when one was lost (a
+    /// store error is retried at the next turn: the lease outlasts several).
+    async fn keep_lease(&self, job: &Job, holder: &Holder) {
+        loop {
+            tokio::time::sleep(JOB_LEASE_RENEW).await;
+            let now = self.inner.clock.now();
+            let renewed = self
+                .inner
+                .store
+                .renew_job(job, holder, now, self.job_lease());
+            match renewed.await {
+                Ok(true) => {}
+                Ok(false) => return,
+                Err(error) => tracing::warn!(error = %error, "cannot renew a job's lease"),
+            }
+        }
     }
 
     async fn run_job(&self, job: &Job) -> Result<(), ServiceError> {

@@ -13,7 +13,7 @@ use db::testing::on_both_backends;
 use db::{DbTarget, Holder};
 use http_body_util::BodyExt;
 use serde_json::{json, Value};
-use service::limits::{CLIENT_ANALYSES_PER_WINDOW, MAX_PASTE_BYTES};
+use service::limits::{CLIENT_ANALYSES_PER_WINDOW, MAX_PASTE_BYTES, MAX_QUEUED_PER_CLIENT};
 use service::{Service, ServiceConfig, Store, SystemClock};
 use testweb::{Reply, TestWeb};
 use tower::ServiceExt;
@@ -244,26 +244,55 @@ async fn bad_input_is_refused_with_a_json_400_before_anything_is_queued() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn each_client_may_queue_ten_analyses_a_minute() {
+async fn each_client_may_queue_its_share_and_ten_submissions_a_minute() {
     on_both_backends(move |target| async move {
         let web = TestWeb::start().await;
         site(&web, "site.test");
         let service = service(&target, &web, true, &["site.test"]).await;
         let app = service::router(service.clone());
-        for n in 0..CLIENT_ANALYSES_PER_WINDOW {
+        for n in 0..MAX_QUEUED_PER_CLIENT {
             let url = web.http_url("site.test", &format!("/p{n}"));
             assert_eq!(
                 analyze(&app, [192, 0, 2, 1], &url).await.status,
                 StatusCode::ACCEPTED
             );
         }
-        let over = analyze(&app, [192, 0, 2, 1], &web.http_url("site.test", "/over")).await;
+        let over = analyze(&app, [192, 0, 2, 1], &web.http_url("site.test", "/share")).await;
+        assert_eq!(over.status, StatusCode::TOO_MANY_REQUESTS, "{}", over.json);
+        assert!(over.json["error"].as_str().unwrap().contains("waiting"));
+        assert!(over.retry_after.is_some());
+        // The rest of the minute's ten submissions, as pastes; then the rate limit.
+        let used = u32::try_from(MAX_QUEUED_PER_CLIENT).unwrap() + 1;
+        for _ in used..CLIENT_ANALYSES_PER_WINDOW {
+            let paste = b"User-agent: *\nDisallow: /x\n".to_vec();
+            let pasted = call(
+                &app,
+                [192, 0, 2, 1],
+                "POST",
+                "/api/paste",
+                "text/plain",
+                paste,
+            )
+            .await;
+            assert_eq!(pasted.status, StatusCode::CREATED);
+        }
+        let paste = b"User-agent: *\n".to_vec();
+        let over = call(
+            &app,
+            [192, 0, 2, 1],
+            "POST",
+            "/api/paste",
+            "text/plain",
+            paste,
+        )
+        .await;
         assert_eq!(over.status, StatusCode::TOO_MANY_REQUESTS);
         let wait: u64 = over.retry_after.expect("Retry-After").parse().unwrap();
         assert!((1..=60).contains(&wait), "{wait}");
         let other = analyze(&app, [192, 0, 2, 2], &web.http_url("site.test", "/over")).await;
         assert_eq!(other.status, StatusCode::ACCEPTED, "another client");
-        assert_eq!(service.store().job_count().await.unwrap(), 11);
+        let jobs = i64::try_from(MAX_QUEUED_PER_CLIENT).unwrap() + 1;
+        assert_eq!(service.store().job_count().await.unwrap(), jobs);
     })
     .await;
 }

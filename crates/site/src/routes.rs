@@ -3,12 +3,13 @@
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
 use axum::extract::{ConnectInfo, DefaultBodyLimit, Form, Multipart, Path, State};
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use axum::Extension;
 use axum::Router;
 use serde::Deserialize;
+use service::client::ClientKey;
 use service::limits::MAX_PASTE_BYTES;
 use service::{paths, ReportId, ReportLookup, Service, ServiceError, SubmitError};
 
@@ -55,6 +56,10 @@ pub(crate) fn router(service: Service) -> Router {
         .route("/sitemaps/{file}", get(sitemap_part))
         .route(&stylesheet_path(), get(stylesheet))
         .fallback(not_found)
+        .layer(axum::middleware::from_fn_with_state(
+            service.clone(),
+            service::origin::refuse_cross_site_posts,
+        ))
         .with_state(service);
     security::with_security_headers(router)
 }
@@ -149,18 +154,24 @@ struct AnalyzeForm {
     url: String,
 }
 
-/// The client's address, as the server recorded it (`into_make_service_with_connect_info`);
-/// unknown clients share one address, and so one rate limit.
-fn client_of(info: Option<Extension<ConnectInfo<SocketAddr>>>) -> IpAddr {
-    info.map_or(
+/// The client, by the address the server recorded (`ConnectInfo`) and, from a trusted
+/// proxy, `X-Forwarded-For`; unknown clients share one address, and so one rate limit.
+fn client_of(
+    service: &Service,
+    info: Option<Extension<ConnectInfo<SocketAddr>>>,
+    headers: &HeaderMap,
+) -> ClientKey {
+    let peer = info.map_or(
         IpAddr::V4(Ipv4Addr::UNSPECIFIED),
         |Extension(ConnectInfo(addr))| addr.ip(),
-    )
+    );
+    service.client(peer, headers)
 }
 
 async fn analyze(
     State(service): St,
     info: Option<Extension<ConnectInfo<SocketAddr>>>,
+    headers: HeaderMap,
     form: Result<Form<AnalyzeForm>, axum::extract::rejection::FormRejection>,
 ) -> PageResult {
     let Ok(Form(form)) = form else {
@@ -168,7 +179,7 @@ async fn analyze(
         return home_with_error(&service, error, "").await;
     };
     match service
-        .submit_analysis(form.url.trim(), client_of(info))
+        .submit_analysis(form.url.trim(), client_of(&service, info, &headers))
         .await
     {
         Ok(submitted) => Ok(Redirect::to(&submitted.path).into_response()),
@@ -200,6 +211,7 @@ async fn home_with_error(service: &Service, error: FormError, url: &str) -> Page
 async fn paste_submit(
     State(service): St,
     info: Option<Extension<ConnectInfo<SocketAddr>>>,
+    headers: HeaderMap,
     multipart: Result<Multipart, axum::extract::multipart::MultipartRejection>,
 ) -> PageResult {
     let body = match multipart {
@@ -208,7 +220,7 @@ async fn paste_submit(
     };
     let submitted = match body {
         Ok(body) => service
-            .submit_paste(&body, client_of(info))
+            .submit_paste(&body, client_of(&service, info, &headers))
             .await
             .map_err(FormError::Submit),
         Err(error) => Err(error),

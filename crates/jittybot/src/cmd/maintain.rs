@@ -5,7 +5,7 @@
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
-use db::{Holder, Lease};
+use db::Holder;
 use jiff::Timestamp;
 
 use super::serve::DbArg;
@@ -40,20 +40,24 @@ async fn maintain(args: Args) -> anyhow::Result<ExitCode> {
     let store = args.db.open().await?;
     let as_of = args.as_of.unwrap_or_else(Timestamp::now);
     let holder = Holder::new();
-    let lease = Lease {
-        holder: &holder,
-        now: Timestamp::now(),
-        ttl: service::limits::MAINTENANCE_LEASE,
+    let pass = store.retention(as_of, args.dry_run);
+    let outcome = if args.dry_run {
+        pass.await?
+    } else {
+        // The lease is renewed while the pass runs: no second pass folds the same months.
+        let under_lease = service::serve::under_maintenance_lease(
+            store.db(),
+            &service::SystemClock,
+            &holder,
+            service::limits::MAINTENANCE_LEASE,
+            None,
+            pass,
+        );
+        match under_lease.await? {
+            Some(outcome) => outcome,
+            None => bail!("another process is running the retention pass; try again later"),
+        }
     };
-    let name = service::serve::MAINTENANCE_LEASE_NAME;
-    if !args.dry_run && !store.db().try_lease(name, &lease).await? {
-        bail!("another process is running the retention pass; try again later");
-    }
-    let outcome = store.retention(as_of, args.dry_run).await;
-    if !args.dry_run {
-        store.db().release_lease(name, &holder).await?;
-    }
-    let outcome = outcome?;
     let mut out = std::io::stdout().lock();
     if args.json {
         terminal::write_json(&mut out, &outcome, true)?;

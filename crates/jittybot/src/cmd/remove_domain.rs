@@ -8,6 +8,9 @@ use anyhow::{bail, Context};
 use super::serve::DbArg;
 use crate::terminal::escape;
 
+/// How long removal waits for a running retention pass to end.
+pub const REMOVAL_WAIT: std::time::Duration = std::time::Duration::from_secs(30 * 60);
+
 /// Arguments of `jittybot remove-domain`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -32,7 +35,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .context("cannot start the async runtime")?;
     let removed = runtime.block_on(async {
         let store = args.db.open().await?;
-        anyhow::Ok(store.remove_domain(&domain, args.keep_off_ranking).await?)
+        // Under the maintenance lease: a retention pass folding this domain's reports while
+        // they are removed would write their summaries back.
+        let holder = db::Holder::new();
+        let removal = async { store.remove_domain(&domain, args.keep_off_ranking).await };
+        let removed = service::serve::under_maintenance_lease(
+            store.db(),
+            &service::SystemClock,
+            &holder,
+            service::limits::MAINTENANCE_LEASE,
+            Some(REMOVAL_WAIT),
+            removal,
+        )
+        .await?;
+        removed.context("a retention pass is still running; try again later")
     })?;
     println!(
         "{}: {} reports, {} monthly summaries{} deleted{}",

@@ -12,6 +12,7 @@ use anyhow::Context;
 use audit::crawlers::BOT_TOKEN;
 use db::DbTarget;
 use fetch::ResolvePin;
+use service::client::TrustedProxies;
 use service::{ServeOptions, Service, ServiceConfig, Store, SystemClock};
 use url::Url;
 
@@ -52,6 +53,11 @@ pub struct Args {
     /// Do not run the schedule in this process (people's analyses still run).
     #[arg(long)]
     no_scheduler: bool,
+    /// A reverse proxy's network (CIDR, e.g. 10.0.0.0/8 or 127.0.0.1/32) whose
+    /// X-Forwarded-For header names the client; repeatable. Without it the header is ignored
+    /// and each peer address (an IPv6 /64) is a client of its own.
+    #[arg(long = "trusted-proxy", value_name = "CIDR")]
+    trusted_proxies: Vec<ipnet::IpNet>,
     /// A hosts(5) file (`ADDR NAME...`) pinning names to addresses on every port.
     #[arg(long, value_name = "FILE")]
     hosts: Option<PathBuf>,
@@ -107,6 +113,11 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
             });
         }
     }
+    // Before the runtime opens anything: connections are capped to fit the limit.
+    match service::connections::raise_fd_limit() {
+        Ok(limit) => tracing::info!(files = ?limit, "file limit"),
+        Err(error) => tracing::warn!(error = %error, "cannot raise the file limit"),
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -133,6 +144,7 @@ async fn serve(args: Args) -> anyhow::Result<()> {
     };
     let config = ServiceConfig {
         limits,
+        trusted_proxies: TrustedProxies::new(args.trusted_proxies),
         ..ServiceConfig::new(public_url.clone())
     };
     let sandbox = icon::Sandbox::current_exe(icon::DECODE_SUBCOMMAND)?;

@@ -14,7 +14,9 @@ use url::Url;
 use super::Store;
 use crate::error::{q, ServiceError};
 use crate::ids::ReportId;
-use crate::limits::JOB_LEASE;
+use std::time::Duration;
+
+use crate::limits::{JOB_LEASE, MAX_RUNNING_PER_CLIENT};
 
 const JOBS: LeaseTable = LeaseTable {
     table: "service_jobs",
@@ -25,6 +27,12 @@ const JOBS: LeaseTable = LeaseTable {
 const SITE_FREE: &str = "NOT EXISTS (SELECT 1 FROM db_leases l \
      WHERE l.name = 'service.site:' || service_jobs.site \
      AND l.lease_holder IS NOT NULL AND l.lease_until > $4)";
+
+/// Jobs of one client running now (leased), for the job `service_jobs` of the claim (`$4` is
+/// now).
+const RUNNING_OF_CLIENT: &str = "(SELECT COUNT(*) FROM service_jobs r \
+     WHERE r.client = service_jobs.client \
+     AND r.lease_holder IS NOT NULL AND r.lease_until > $4)";
 
 /// The named lease of one site.
 pub(crate) fn site_lease(site: &str) -> String {
@@ -47,22 +55,35 @@ pub struct Job {
 }
 
 impl Store {
-    /// Take the oldest job whose site is free, with its site's lease, for `holder`. `None`
-    /// when there is none (or another worker took the site in between: try again later).
+    /// Take a job whose site is free, with its site's lease, for `holder`, for [`JOB_LEASE`].
+    /// See [`Store::claim_job_for`].
     pub async fn claim_job(
         &self,
         holder: &Holder,
         now: Timestamp,
     ) -> Result<Option<Job>, ServiceError> {
-        let lease = Lease {
-            holder,
-            now,
-            ttl: JOB_LEASE,
-        };
-        let keys = self
-            .db
-            .claim(JOBS, SITE_FREE, "queued_at, job_id", 1, &lease)
-            .await?;
+        self.claim_job_for(holder, now, JOB_LEASE).await
+    }
+
+    /// Take a job whose site is free, with its site's lease, for `holder`, for `ttl`: clients
+    /// in turn. Jobs of a client that already has [`MAX_RUNNING_PER_CLIENT`] running wait;
+    /// among the others, the client with the fewest running goes first (the schedule's jobs,
+    /// of no client, count none), then the oldest job. `None` when there is none (or another
+    /// worker took the site in between: try again later).
+    pub async fn claim_job_for(
+        &self,
+        holder: &Holder,
+        now: Timestamp,
+        ttl: Duration,
+    ) -> Result<Option<Job>, ServiceError> {
+        let lease = Lease { holder, now, ttl };
+        let ready = format!(
+            "{SITE_FREE} AND (client IS NULL OR {RUNNING_OF_CLIENT} < {MAX_RUNNING_PER_CLIENT})"
+        );
+        let order = format!(
+            "CASE WHEN client IS NULL THEN 0 ELSE {RUNNING_OF_CLIENT} END, queued_at, job_id"
+        );
+        let keys = self.db.claim(JOBS, &ready, &order, 1, &lease).await?;
         let Some(&key) = keys.first() else {
             return Ok(None);
         };
@@ -90,6 +111,21 @@ impl Store {
             site,
             attempts,
         }))
+    }
+
+    /// Extend `holder`'s leases on `job` and its site to `now + ttl` (a long analysis keeps
+    /// both): false when the job's lease was lost (it expired and another worker took it).
+    pub async fn renew_job(
+        &self,
+        job: &Job,
+        holder: &Holder,
+        now: Timestamp,
+        ttl: Duration,
+    ) -> Result<bool, ServiceError> {
+        let lease = Lease { holder, now, ttl };
+        let kept = self.db.renew(JOBS, &[job.job_id], &lease).await?;
+        let site = self.db.try_lease(&site_lease(&job.site), &lease).await?;
+        Ok(!kept.is_empty() && site)
     }
 
     /// A job is done (its report stored): remove it and free its site.

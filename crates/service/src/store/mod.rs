@@ -22,6 +22,7 @@ mod summaries;
 pub use crate::model::{ReportRow, ReportState, StoredReport};
 pub use domains::{DomainIcon, Removed, SiteEntry};
 pub use jobs::Job;
+pub use reports::Queued;
 pub use schedule::{Backoff, DueUrl};
 
 /// The service's store (cheap to clone: a connection pool).

@@ -55,9 +55,9 @@ impl Store {
             bool,
             bool,
         );
-        let rows: Vec<T> =
-            db::with_pool!(&self.db, pool => sqlx::query_as(CURRENT).fetch_all(pool).await)
-                .map_err(q("current reports"))?;
+        let rows: Vec<T> = db::with_pool!(&self.db, pool => sqlx::query(CURRENT).fetch_all(pool)
+            .await.map(|rows| super::reports::decode_each(&rows, "current reports")))
+        .map_err(q("current reports"))?;
         Ok(rows
             .into_iter()
             .filter_map(
@@ -88,7 +88,8 @@ impl Store {
         let sql = "SELECT created_at, score FROM service_reports \
                    WHERE is_paste = FALSE AND state = 'done'";
         let rows: Vec<(i64, Option<i64>)> = db::with_pool!(&self.db, pool =>
-            sqlx::query_as(sql).fetch_all(pool).await)
+            sqlx::query(sql).fetch_all(pool).await
+                .map(|rows| super::reports::decode_each(&rows, "report scores")))
         .map_err(q("report scores"))?;
         Ok(rows
             .into_iter()

@@ -9,6 +9,7 @@ use super::{ms, ts, ReportRow, ReportState, Store, StoredReport};
 use crate::codec;
 use crate::error::{q, ServiceError};
 use crate::ids::{registrable_domain, site_of, ReportId};
+use crate::limits::{MAX_QUEUED_JOBS, MAX_QUEUED_PER_CLIENT};
 
 /// The columns of a [`ReportRow`], in its order.
 pub(crate) const ROW_COLUMNS: &str = "id, domain, url, is_paste, scheduled, state, created_at, \
@@ -128,6 +129,41 @@ impl DbRow {
     }
 }
 
+/// Each of `rows` decoded; a row with a column that does not decode (a value of another
+/// type, written by hand or by damage: SQLite keeps any type in any column) is skipped and
+/// logged, so one damaged row never takes a whole list down.
+pub(crate) fn decode_each<'r, R, T>(rows: &'r [R], what: &str) -> Vec<T>
+where
+    R: sqlx::Row,
+    T: sqlx::FromRow<'r, R>,
+{
+    rows.iter()
+        .filter_map(|row| match T::from_row(row) {
+            Ok(decoded) => Some(decoded),
+            Err(error) => {
+                tracing::warn!(%error, what, "a stored row that does not decode is skipped");
+                None
+            }
+        })
+        .collect()
+}
+
+/// A read of one report that failed: a column that does not decode is that row's damage
+/// ([`ServiceError::BadRow`]); anything else is the store's failure.
+fn bad_column(
+    id: &(impl std::fmt::Display + ?Sized),
+    source: sqlx::Error,
+    context: &'static str,
+) -> ServiceError {
+    match source {
+        sqlx::Error::ColumnDecode { .. } | sqlx::Error::Decode(_) => ServiceError::BadRow {
+            id: id.to_string(),
+            source,
+        },
+        source => q(context)(source),
+    }
+}
+
 /// The select of a [`FullRow`]: a report row joined to its document (the reports table is
 /// `r`, for the conditions that follow). A macro so `concat!` can make each query a constant.
 macro_rules! full_row_select {
@@ -194,6 +230,48 @@ fn document(analysis: &Analysis, id: &str) -> Result<Document, ServiceError> {
     })
 }
 
+/// What [`Store::queue_for_client`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Queued {
+    /// Queued: the report's id.
+    Queued(ReportId),
+    /// The client has its share of the queue already.
+    ClientShareFull,
+    /// The queue is full.
+    QueueFull,
+}
+
+/// Insert a queued report and its job in the open transaction `$tx` (`$client`: the tag of
+/// who asked, none for the schedule's). A macro: the transaction's type differs per backend.
+macro_rules! insert_queued {
+    ($tx:ident, $id:expr, $url:expr, $now:expr, $scheduled:expr, $client:expr) => {{
+        let (domain, site) = (registrable_domain($url), site_of($url));
+        let insert = "INSERT INTO service_reports (id, domain, url, site, is_paste, scheduled, \
+                      state, created_at) VALUES ($1, $2, $3, $4, FALSE, $5, 'queued', $6)";
+        let job = "INSERT INTO service_jobs (report_id, url, site, queued_at, client) \
+                   VALUES ($1, $2, $3, $4, $5)";
+        sqlx::query(insert)
+            .bind($id.as_str())
+            .bind(&domain)
+            .bind($url.as_str())
+            .bind(&site)
+            .bind($scheduled)
+            .bind(ms($now))
+            .execute(&mut *$tx)
+            .await
+            .map_err(q("queue report"))?;
+        sqlx::query(job)
+            .bind($id.as_str())
+            .bind($url.as_str())
+            .bind(&site)
+            .bind(ms($now))
+            .bind($client)
+            .execute(&mut *$tx)
+            .await
+            .map_err(q("queue job"))?;
+    }};
+}
+
 /// Write (or replace) a report's document.
 const INSERT_DOCUMENT: &str =
     "INSERT INTO service_documents (id, encoding, robots_body, document) \
@@ -209,19 +287,41 @@ impl Store {
         scheduled: bool,
     ) -> Result<ReportId, ServiceError> {
         let id = ReportId::random().map_err(ServiceError::Random)?;
-        let (domain, site) = (registrable_domain(url), site_of(url));
         let db = &self.db;
-        let insert = "INSERT INTO service_reports (id, domain, url, site, is_paste, scheduled, \
-                      state, created_at) VALUES ($1, $2, $3, $4, FALSE, $5, 'queued', $6)";
-        let job =
-            "INSERT INTO service_jobs (report_id, url, site, queued_at) VALUES ($1, $2, $3, $4)";
         db::write_tx!(db, tx => {
-            sqlx::query(insert).bind(id.as_str()).bind(&domain).bind(url.as_str()).bind(&site)
-                .bind(scheduled).bind(ms(now)).execute(&mut *tx).await.map_err(q("queue report"))?;
-            sqlx::query(job).bind(id.as_str()).bind(url.as_str()).bind(&site).bind(ms(now))
-                .execute(&mut *tx).await.map_err(q("queue job"))?;
+            insert_queued!(tx, id, url, now, scheduled, None::<&str>);
         });
         Ok(id)
+    }
+
+    /// Queue an analysis of `url` for the client tagged `client`, unless the client already
+    /// has [`MAX_QUEUED_PER_CLIENT`] jobs waiting or running, or the queue holds
+    /// [`MAX_QUEUED_JOBS`]. On SQLite the counts and the insert are one write transaction; on
+    /// PostgreSQL two clients racing may pass a cap by one each.
+    pub async fn queue_for_client(
+        &self,
+        url: &Url,
+        now: Timestamp,
+        client: &str,
+    ) -> Result<Queued, ServiceError> {
+        let id = ReportId::random().map_err(ServiceError::Random)?;
+        let db = &self.db;
+        let total = "SELECT COUNT(*) FROM service_jobs";
+        let mine = "SELECT COUNT(*) FROM service_jobs WHERE client = $1";
+        db::write_tx!(db, tx => {
+            let total: i64 = sqlx::query_scalar(total).fetch_one(&mut *tx).await
+                .map_err(q("count jobs"))?;
+            if total >= i64::try_from(MAX_QUEUED_JOBS).unwrap_or(i64::MAX) {
+                return Ok(Queued::QueueFull);
+            }
+            let mine: i64 = sqlx::query_scalar(mine).bind(client).fetch_one(&mut *tx).await
+                .map_err(q("count a client's jobs"))?;
+            if mine >= i64::try_from(MAX_QUEUED_PER_CLIENT).unwrap_or(i64::MAX) {
+                return Ok(Queued::ClientShareFull);
+            }
+            insert_queued!(tx, id, url, now, false, Some(client));
+        });
+        Ok(Queued::Queued(id))
     }
 
     /// A report being analysed now, outside the queue (the schedule runs its own).
@@ -276,6 +376,10 @@ impl Store {
         id: &ReportId,
         analysis: &Analysis,
     ) -> Result<(), ServiceError> {
+        // What the public sees never names the addresses a name resolved to.
+        let mut redacted = analysis.clone();
+        crate::redact::analysis(&mut redacted);
+        let analysis = &redacted;
         let doc = document(analysis, id.as_str())?;
         let sql = "UPDATE service_reports SET state = 'done', analysed_at = $2, score = $3, \
                    grade = $4, indexable = $5, report_version = $6, scoring_version = $7, \
@@ -300,8 +404,9 @@ impl Store {
 
     /// Mark a report failed, with why.
     pub async fn fail_report(&self, id: &ReportId, error: &str) -> Result<(), ServiceError> {
+        let error = crate::redact::text(error, None);
         let sql = "UPDATE service_reports SET state = 'failed', error = $2 WHERE id = $1";
-        db::with_pool!(&self.db, pool => sqlx::query(sql).bind(id.as_str()).bind(error).execute(pool).await.map(drop))
+        db::with_pool!(&self.db, pool => sqlx::query(sql).bind(id.as_str()).bind(&error).execute(pool).await.map(drop))
             .map_err(q("fail report"))?;
         Ok(())
     }
@@ -310,7 +415,7 @@ impl Store {
     pub async fn report(&self, id: &ReportId) -> Result<Option<StoredReport>, ServiceError> {
         let found: Option<FullRow> = db::with_pool!(&self.db, pool => sqlx::query_as(REPORT_SQL)
             .bind(id.as_str()).fetch_optional(pool).await)
-        .map_err(q("load report"))?;
+        .map_err(|source| bad_column(id, source, "load report"))?;
         found
             .map(|row| full_report(row, id))
             .transpose()
@@ -331,7 +436,7 @@ impl Store {
         );
         let found: Option<FullRow> = db::with_pool!(&self.db, pool => sqlx::query_as(sql)
             .bind(url.as_str()).bind(ms(before)).fetch_optional(pool).await)
-        .map_err(q("previous report"))?;
+        .map_err(|source| bad_column(url.as_str(), source, "previous report"))?;
         let Some(found) = found else {
             return Ok(None);
         };
@@ -371,8 +476,9 @@ impl Store {
              WHERE domain = $1 AND is_paste = FALSE ORDER BY created_at DESC, id LIMIT $2"
         );
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let rows: Vec<CountedRow> = db::with_pool!(&self.db, pool => sqlx::query_as(&sql)
-            .bind(domain).bind(limit).fetch_all(pool).await)
+        let rows: Vec<CountedRow> = db::with_pool!(&self.db, pool => sqlx::query(&sql)
+            .bind(domain).bind(limit).fetch_all(pool).await
+            .map(|rows| decode_each(&rows, "domain reports")))
         .map_err(q("domain reports"))?;
         let total = rows
             .first()
@@ -388,8 +494,8 @@ impl Store {
         b: i64,
         context: &'static str,
     ) -> Result<Vec<ReportRow>, ServiceError> {
-        let rows: Vec<DbRow> = db::with_pool!(&self.db, pool => sqlx::query_as(sql)
-            .bind(a).bind(b).fetch_all(pool).await)
+        let rows: Vec<DbRow> = db::with_pool!(&self.db, pool => sqlx::query(sql)
+            .bind(a).bind(b).fetch_all(pool).await.map(|rows| decode_each(&rows, context)))
         .map_err(q(context))?;
         Ok(rows.into_iter().filter_map(DbRow::into_row).collect())
     }
