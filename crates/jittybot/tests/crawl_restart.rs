@@ -24,7 +24,7 @@ fn args(web: &MultiWeb, dir: &Path) -> Vec<String> {
         "--warc-dir",
         &dir.join("warc").display().to_string(),
         "--pace",
-        "200ms",
+        "1s",
         "--follow-links",
         "always",
         "--allow-private-addresses",
@@ -40,21 +40,33 @@ fn args(web: &MultiWeb, dir: &Path) -> Vec<String> {
     args
 }
 
+/// Requests for pages the server has seen so far.
+fn pages_seen(web: &MultiWeb) -> usize {
+    web.requests()
+        .iter()
+        .filter(|r| r.path.starts_with("/p"))
+        .count()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_crawl_killed_and_restarted_at_once_never_comes_closer_than_the_pace() {
     let web = MultiWeb::start(3).await;
-    web.generate(linked_pages(LinkedPages {
+    let pages = linked_pages(LinkedPages {
         host_suffix: ".restart.test".into(),
         pages: 60,
         page_bytes: 2_000,
         size_spread: 0,
         links_per_page: 3,
-    }));
+    });
+    // Pages take a moment, so the one just requested is in flight (not committed) at the kill.
+    web.generate(move |host, path| pages(host, path).map(|r| r.delay(Duration::from_millis(100))));
     let dir = tempfile::tempdir().unwrap();
     let args = args(&web, dir.path());
-    // Three runs, each killed mid-crawl (a request to every origin is about due: the pace is
-    // 200 ms) and followed at once by the next.
-    for after in [900, 1_030, 960] {
+    // Three runs, each killed as soon as a page request of its own reached a server, and
+    // followed at once by the next: the next run's first request to that origin comes as soon
+    // as the process is up, unless it waits a full pace.
+    for _ in 0..3 {
+        let before = pages_seen(&web);
         let mut child = Command::new(env!("CARGO_BIN_EXE_jittybot"))
             .args(&args)
             .stdin(Stdio::null())
@@ -62,8 +74,12 @@ async fn a_crawl_killed_and_restarted_at_once_never_comes_closer_than_the_pace()
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        tokio::time::sleep(Duration::from_millis(after)).await;
-        assert!(child.try_wait().unwrap().is_none(), "killed mid-crawl");
+        let t = std::time::Instant::now();
+        while pages_seen(&web) == before {
+            assert!(t.elapsed() < Duration::from_secs(30), "no page requested");
+            assert!(child.try_wait().unwrap().is_none(), "ended before a page");
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap(); // reaped: the next run frees its leases as a dead process's
     }
@@ -75,7 +91,9 @@ async fn a_crawl_killed_and_restarted_at_once_never_comes_closer_than_the_pace()
             .map(|r| r.at)
             .collect();
         at.sort();
-        assert!(at.len() >= 6, "{}: {} requests", HOSTS[i], at.len());
+        if at.len() < 2 {
+            continue;
+        }
         let t0 = at[0];
         let gaps: Vec<Duration> = at.windows(2).map(|w| w[1] - w[0]).collect();
         let smallest = gaps.iter().min().unwrap();
@@ -85,8 +103,8 @@ async fn a_crawl_killed_and_restarted_at_once_never_comes_closer_than_the_pace()
             at.len()
         );
         assert!(
-            *smallest >= Duration::from_millis(195),
-            "{}: gap {smallest:?} (pace 200 ms); arrivals {:?}",
+            *smallest >= Duration::from_millis(995),
+            "{}: gap {smallest:?} (pace 1 s); arrivals {:?}",
             HOSTS[i],
             at.iter().map(|t| *t - t0).collect::<Vec<_>>()
         );
