@@ -185,7 +185,7 @@ async fn a_memory_bomb_kills_only_the_helper() {
 }
 
 /// An SVG the decoders' own checks let through, whose drawing costs minutes of CPU: a
-/// pattern of blurred circles set on a `<g>`, drawn again for each of its 2,000 rectangles.
+/// pattern of blurred circles set on a `<g>`, drawn again for each of its 6,000 rectangles.
 #[tokio::test]
 async fn a_cpu_bomb_ends_at_the_cpu_budget() {
     let started = Instant::now();
