@@ -210,3 +210,25 @@ fn checked_png(bytes: Vec<u8>) -> Result<Png64, SandboxError> {
     }
     Ok(Png64::from_checked(bytes))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_budgets_round_up_to_whole_seconds() {
+        assert_eq!(whole_seconds(Duration::ZERO), 1);
+        assert_eq!(whole_seconds(Duration::from_millis(1)), 1);
+        assert_eq!(whole_seconds(Duration::from_secs(2)), 2);
+        assert_eq!(whole_seconds(Duration::from_millis(2001)), 3);
+    }
+
+    #[test]
+    fn refusals_are_read_by_kind() {
+        let error = refusal(b"svg-too-complex\nthe SVG expands").expect("a refusal");
+        assert_eq!(error.kind(), IconErrorKind::SvgTooComplex);
+        assert_eq!(error.to_string(), "the SVG expands");
+        assert!(refusal(b"no-such-kind\nx").is_err());
+        assert!(refusal(b"\xff\xfe").is_err());
+    }
+}
