@@ -476,6 +476,18 @@ impl Fetcher {
 
     /// [`Fetcher::fetch`], keeping the redirect chain when the fetch fails.
     pub(crate) async fn fetch_traced(&self, request: Request, deadline: Deadline) -> Traced {
+        self.fetch_traced_refusing(request, deadline, &|_| false)
+            .await
+    }
+
+    /// [`Fetcher::fetch_traced`], not following a redirect to a URL `refuse` names
+    /// ([`RedirectError::Held`]).
+    pub(crate) async fn fetch_traced_refusing(
+        &self,
+        request: Request,
+        deadline: Deadline,
+        refuse: &(dyn Fn(&Url) -> bool + Send + Sync),
+    ) -> Traced {
         let max_redirects = request.max_redirects.min(MAX_REDIRECTS_CEILING);
         let mut chain = RedirectChain::new(&request.url, max_redirects);
         let mut exchanges = Vec::new();
@@ -487,6 +499,12 @@ impl Fetcher {
             };
             exchanges.push(hop.record());
             match chain.next(&url, hop.head.status, &hop.head.headers) {
+                Ok(Next::Follow(next)) if refuse(&next) => {
+                    break Err(FetchError::Redirect {
+                        error: crate::redirect::RedirectError::Held { url: next },
+                        chain: chain.hops().to_vec(),
+                    })
+                }
                 Ok(Next::Follow(next)) => url = next,
                 Ok(Next::Final) => {
                     break finish(&request, url, hop, chain.hops().to_vec(), exchanges).await

@@ -108,8 +108,8 @@ pub use redirect::{
     is_redirect, without_credentials, Next, RedirectChain, RedirectError, RedirectHop,
 };
 pub use robots_txt::{
-    fetch_robots_txt, fetch_robots_txt_within, outcome_of, RobotsFetch, RobotsOutcome,
-    ROBOTS_TXT_ACCEPT, ROBOTS_TXT_MAX_BYTES, ROBOTS_TXT_MAX_REDIRECTS,
+    fetch_robots_txt, fetch_robots_txt_refusing, fetch_robots_txt_within, outcome_of, RobotsFetch,
+    RobotsOutcome, ROBOTS_TXT_ACCEPT, ROBOTS_TXT_MAX_BYTES, ROBOTS_TXT_MAX_REDIRECTS,
 };
 pub use scope::{parse_target, robots_txt_url, Scope, TargetError, MAX_TARGET_BYTES};
 pub use url::Url;

@@ -18,7 +18,7 @@ use crate::fetcher::{Fetcher, HopRecord, Request, MAX_REDIRECTS_CEILING};
 use crate::http::{HopRequest, ResponseHead};
 use crate::pacer::{Learned, OriginKey, PaceSkip, Pacer, WaitBudget, WaitLimit};
 use crate::redirect::{without_credentials, Next, RedirectChain, RedirectHop};
-use crate::robots_txt::{fetch_robots_txt_within, RobotsFetch};
+use crate::robots_txt::{fetch_robots_txt_refusing, RobotsFetch};
 use crate::scope::Scope;
 use crate::verdict::{RulesSource, Verdict};
 
@@ -397,11 +397,18 @@ impl Polite {
                     *waited
                         .lock()
                         .unwrap_or_else(std::sync::PoisonError::into_inner) = permit.waited();
-                    let fetched = fetch_robots_txt_within(
+                    // A redirect into a host the operator holds is not followed.
+                    let held = |target: &Url| {
+                        target
+                            .host_str()
+                            .is_some_and(|target| self.pacer.holds(target))
+                    };
+                    let fetched = fetch_robots_txt_refusing(
                         fetcher,
                         &robots_url,
                         validators.as_ref(),
                         operation.deadline,
+                        &held,
                     )
                     .await;
                     permit.answered();

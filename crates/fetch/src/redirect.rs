@@ -59,6 +59,12 @@ pub enum RedirectError {
         /// The scheme.
         scheme: String,
     },
+    /// A redirect to a host the operator holds (no request of any kind goes there).
+    #[error("redirect to {url}, a host held by the operator")]
+    Held {
+        /// The target not requested.
+        url: Url,
+    },
 }
 
 /// What a response means for the chain.

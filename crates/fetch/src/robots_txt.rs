@@ -206,8 +206,20 @@ pub async fn fetch_robots_txt_within(
     validators: Option<&Validators>,
     deadline: Deadline,
 ) -> RobotsFetch {
+    fetch_robots_txt_refusing(fetcher, robots_url, validators, deadline, &|_| false).await
+}
+
+/// [`fetch_robots_txt_within`], not following a redirect to a URL `refuse` names (a host the
+/// operator holds): the file is then unreachable, as for any redirect that cannot be followed.
+pub async fn fetch_robots_txt_refusing(
+    fetcher: &Fetcher,
+    robots_url: &Url,
+    validators: Option<&Validators>,
+    deadline: Deadline,
+    refuse: &(dyn Fn(&Url) -> bool + Send + Sync),
+) -> RobotsFetch {
     let span = tracing::debug_span!("robots_txt", url = %robots_url);
-    fetch_robots(fetcher, robots_url, validators, deadline)
+    fetch_robots(fetcher, robots_url, validators, deadline, refuse)
         .instrument(span)
         .await
 }
@@ -217,6 +229,7 @@ async fn fetch_robots(
     robots_url: &Url,
     validators: Option<&Validators>,
     deadline: Deadline,
+    refuse: &(dyn Fn(&Url) -> bool + Send + Sync),
 ) -> RobotsFetch {
     let fetched_at = jiff::Timestamp::now();
     let mut request = Request::get(robots_url.clone())
@@ -229,7 +242,7 @@ async fn fetch_robots(
     }
     let conditional = request.validators.is_some();
     let traced = fetcher
-        .fetch_traced(request, fetcher.deadline(Some(deadline)))
+        .fetch_traced_refusing(request, fetcher.deadline(Some(deadline)), refuse)
         .await;
     let response = match traced.result.and_then(readable) {
         Ok(response) => response,

@@ -180,13 +180,25 @@ pub(crate) async fn probe(
     else {
         return Ok(false);
     };
+    // A redirect into a host the operator excluded is not followed.
+    let pacer = ctx.polite.pacer();
+    let held = |target: &Url| target.host_str().is_some_and(|h| pacer.holds(h));
     let fetched =
-        fetch::fetch_robots_txt_within(ctx.polite.fetcher(), &robots_url, None, deadline).await;
+        fetch::fetch_robots_txt_refusing(ctx.polite.fetcher(), &robots_url, None, deadline, &held)
+            .await;
     permit.answered();
-    permit.learn(match (&fetched.error, fetched.status) {
+    let learned = match (&fetched.error, fetched.status) {
         (Some(error), _) => fetch::Learned::from_error(error),
         (None, Some(status)) => fetch::Learned::from_robots_txt(status, fetched.retry_after),
         (None, None) => fetch::Learned::Nothing,
+    };
+    permit.learn(match learned {
+        // Unreachable for a reason that says nothing of the origin's load (a redirect loop,
+        // a redirect into an excluded host): still retried on the back-off, not at once.
+        fetch::Learned::Nothing if failed(&fetched) => {
+            fetch::Learned::Failure { retry_after: None }
+        }
+        learned => learned,
     });
     drop(permit);
     if failed(&fetched) {

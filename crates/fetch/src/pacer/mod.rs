@@ -293,6 +293,11 @@ impl Pacer {
         self
     }
 
+    /// Whether the operator holds every request to `host` ([`Overrides::held`]).
+    pub fn holds(&self, host: &str) -> bool {
+        self.overrides.as_ref().is_some_and(|o| o.held(host))
+    }
+
     /// The rules.
     pub fn config(&self) -> &PacerConfig {
         &self.config
