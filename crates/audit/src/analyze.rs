@@ -250,6 +250,7 @@ fn provided_report(file: ProvidedFile<'_>, robots: &RobotsTxt, url: Option<Url>)
         error: None,
         error_kind: None,
         retry_after_s: None,
+        retry_after_sent_s: None,
         summary: Some(summary_of(robots)),
         crawl_delay: robots
             .rules_for(&crate::crawlers::BOT_TOKENS)

@@ -36,6 +36,7 @@ pub(crate) fn robots_report(fetched: &RobotsFetch, robots: &RobotsTxt) -> Robots
         error: fetched.error.as_ref().map(FetchError::full_message),
         error_kind: fetched.error.as_ref().map(FetchError::kind),
         retry_after_s: fetched.retry_after.map(|after| after.as_secs()),
+        retry_after_sent_s: fetched.retry_after_sent.map(|after| after.as_secs()),
         summary: (status == RobotsStatus::Rules).then(|| summary_of(robots)),
         crawl_delay: (status == RobotsStatus::Rules)
             .then(|| robots.rules_for(&crawlers::BOT_TOKENS).crawl_delay())

@@ -28,6 +28,9 @@ pub const SITEMAP_TIME_BUDGET: Duration = Duration::from_secs(20);
 pub const SITEMAP_READ_BYTES: usize = 2 * 1024;
 /// The most the bot waits in all to honour a crawl-delay within one analysis.
 pub const CRAWL_DELAY_BUDGET: Duration = Duration::from_secs(10);
+/// How much of the page's body is read when it answers 401, 403, 429 or 5xx, to recognise a
+/// bot challenge page (its markers sit in the head or the first script).
+pub const CHALLENGE_READ_BYTES: usize = 64 * 1024;
 
 /// The limits of one analysis; [`Limits::default`] is the published set.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -41,6 +41,28 @@ struct HeadRead {
     failure: Option<RequestFailed>,
     /// The analysis's budget ran out while the body was read.
     cut: Option<SkipReason>,
+    /// `Retry-After` of a 429 or 5xx answer, in seconds, as sent.
+    retry_after_sent_s: Option<u64>,
+    /// A bot challenge instead of the page.
+    challenge: bool,
+}
+
+/// Whether an answer with `status` may be a challenge page: challenges are served as 401,
+/// 403, 429 or 5xx (a 2xx is a challenge only by its `cf-mitigated` header).
+fn may_be_challenge(status: http::StatusCode) -> bool {
+    matches!(status.as_u16(), 401 | 403 | 429) || status.is_server_error()
+}
+
+/// Whether the start of the body is a challenge page.
+async fn challenge_body(fetched: &mut Fetched) -> bool {
+    let mut body = Vec::new();
+    while body.len() < crate::limits::CHALLENGE_READ_BYTES {
+        match fetched.body.chunk().await {
+            Ok(Some(chunk)) => body.extend_from_slice(&chunk),
+            Ok(None) | Err(_) => break,
+        }
+    }
+    crate::file::looks_like_html(&body) == Some(crate::file::HtmlKind::Challenge)
 }
 
 /// Every value of header `name`, lossily decoded.
@@ -67,13 +89,24 @@ async fn read_head(
             let ct = ct.to_ascii_lowercase();
             ct.contains("html") || ct.contains("xml")
         });
+    let overloaded = status.as_u16() == 429 || status.is_server_error();
     let mut read = HeadRead {
         status: Some(status),
         x_robots_tag: header_values(&fetched, "x-robots-tag"),
         content_type,
+        retry_after_sent_s: overloaded
+            .then(|| fetch::retry_after_sent(&fetched.head.headers, jiff::Timestamp::now()))
+            .flatten()
+            .map(|wait| wait.as_secs()),
+        challenge: header_values(&fetched, "cf-mitigated")
+            .iter()
+            .any(|value| value.trim().eq_ignore_ascii_case("challenge")),
         ..HeadRead::default()
     };
     if !is_html {
+        if !read.challenge && may_be_challenge(status) {
+            read.challenge = challenge_body(&mut fetched).await;
+        }
         return read;
     }
     if let Some(failure) = crate::run::unreadable(&fetched) {
@@ -157,6 +190,8 @@ fn page_report(target: &Url, obtained: Obtained, head: HeadRead) -> PageReport {
         bytes_read: head.bytes_read,
         error: failure.as_ref().map(RequestFailed::message),
         error_kind: failure.as_ref().map(RequestFailed::kind),
+        retry_after_sent_s: head.retry_after_sent_s,
+        challenge: head.challenge,
     }
 }
 

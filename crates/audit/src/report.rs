@@ -141,6 +141,10 @@ pub struct RobotsReport {
     /// [`fetch::MIN_RETRY_AFTER`] and [`fetch::MAX_RETRY_AFTER`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_after_s: Option<u64>,
+    /// The same `Retry-After` as the server sent it, in seconds, without the crawler's bounds
+    /// (a schedule that plans in days applies its own limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_after_sent_s: Option<u64>,
     /// The file's shape, when it was read as rules.
     pub summary: Option<FileSummary>,
     /// The bot's crawl-delay on this site, in seconds, if set.
@@ -277,6 +281,14 @@ pub struct PageReport {
     /// What kind of failure [`PageReport::error`] is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_kind: Option<ErrorKind>,
+    /// A `Retry-After` sent with a 429 or 5xx answer, in seconds, as the server sent it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_after_sent_s: Option<u64>,
+    /// Whether the answer was a bot challenge instead of the page: `cf-mitigated: challenge`,
+    /// or a 401, 403, 429 or 5xx whose HTML is a challenge page (absent: none, and in
+    /// reports before it was recorded).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub challenge: bool,
 }
 
 /// What the start of a sitemap looks like.
@@ -429,6 +441,8 @@ impl PageReport {
             bytes_read: None,
             error: None,
             error_kind: None,
+            retry_after_sent_s: None,
+            challenge: false,
         }
     }
 }

@@ -44,6 +44,14 @@ pub fn cache_lifetime(headers: &HeaderMap) -> Duration {
 /// `Retry-After` (delay seconds or an HTTP date, relative to `now`) as the wait honoured:
 /// within [[`MIN_RETRY_AFTER`], [`MAX_RETRY_AFTER`]]. `None` when absent or unreadable.
 pub fn retry_after(headers: &HeaderMap, now: jiff::Timestamp) -> Option<Duration> {
+    retry_after_sent(headers, now).map(bounded_retry_after)
+}
+
+/// `Retry-After` (delay seconds or an HTTP date, relative to `now`) as the server asked,
+/// without the crawler's bounds: callers with a longer horizon than the crawler's (a
+/// schedule measured in days) apply their own limit. A date in the past is zero; more
+/// digits than fit in 64 bits is [`Duration::MAX`]. `None` when absent or unreadable.
+pub fn retry_after_sent(headers: &HeaderMap, now: jiff::Timestamp) -> Option<Duration> {
     let value = headers.get(header::RETRY_AFTER)?.to_str().ok()?.trim();
     let wait = if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
         // Any number of digits: too many for u64 is simply "very long".
@@ -56,7 +64,7 @@ pub fn retry_after(headers: &HeaderMap, now: jiff::Timestamp) -> Option<Duration
         let wait = date.duration_since(now);
         Duration::try_from(wait).unwrap_or(Duration::ZERO)
     };
-    Some(bounded_retry_after(wait))
+    Some(wait)
 }
 
 /// A `Retry-After` wait within [[`MIN_RETRY_AFTER`], [`MAX_RETRY_AFTER`]].
@@ -134,5 +142,14 @@ mod tests {
         assert_eq!(after("18446744073709551615"), Some(MAX_RETRY_AFTER));
         assert_eq!(after("99999999999999999999999999"), Some(MAX_RETRY_AFTER));
         assert_eq!(after("864000"), Some(MAX_RETRY_AFTER));
+        let sent = |value: &str| retry_after_sent(&headers(&[("retry-after", value)]), now);
+        assert_eq!(
+            sent("259200"),
+            Some(Duration::from_secs(259_200)),
+            "not capped"
+        );
+        assert_eq!(sent("0"), Some(Duration::ZERO));
+        assert_eq!(sent("99999999999999999999999999"), Some(Duration::MAX));
+        assert_eq!(sent("soon"), None);
     }
 }

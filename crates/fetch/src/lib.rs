@@ -86,8 +86,9 @@ pub use fetcher::{
     DEFAULT_MAX_REDIRECTS, MAX_BODY_BYTES_CEILING, MAX_REDIRECTS_CEILING, MAX_STOP_MARKER_BYTES,
 };
 pub use headers::{
-    bounded_retry_after, cache_lifetime, max_age, retry_after, DEFAULT_CACHE_LIFETIME,
-    MAX_CACHE_LIFETIME, MAX_RETRY_AFTER, MIN_CACHE_LIFETIME, MIN_RETRY_AFTER,
+    bounded_retry_after, cache_lifetime, max_age, retry_after, retry_after_sent,
+    DEFAULT_CACHE_LIFETIME, MAX_CACHE_LIFETIME, MAX_RETRY_AFTER, MIN_CACHE_LIFETIME,
+    MIN_RETRY_AFTER,
 };
 pub use http::{
     BoxFuture, CertificateDigest, HopRequest, HopResponse, HttpClient, Method, RawBody,

@@ -25,7 +25,9 @@ use crate::body::ContentCoding;
 use crate::deadline::Deadline;
 use crate::error::FetchError;
 use crate::fetcher::{Fetcher, HopRecord, Request, Response, Validators};
-use crate::headers::{cache_lifetime, max_age, retry_after, DEFAULT_CACHE_LIFETIME};
+use crate::headers::{
+    cache_lifetime, max_age, retry_after, retry_after_sent, DEFAULT_CACHE_LIFETIME,
+};
 use crate::observe::RequestKind;
 use crate::redirect::RedirectHop;
 use crate::scope::Scope;
@@ -112,6 +114,9 @@ pub struct RobotsFetch {
     pub cache_lifetime: Duration,
     /// `Retry-After` as honoured: bounded by [`MAX_RETRY_AFTER`](crate::MAX_RETRY_AFTER).
     pub retry_after: Option<Duration>,
+    /// `Retry-After` as the server sent it ([`retry_after_sent`](crate::retry_after_sent)),
+    /// for callers whose own limit is longer than the crawler's.
+    pub retry_after_sent: Option<Duration>,
     /// The response's `ETag` and `Last-Modified`, for the next conditional request.
     pub validators: Validators,
     /// Why the fetch failed, for network errors and redirect failures.
@@ -143,6 +148,7 @@ impl RobotsFetch {
             max_age: None,
             cache_lifetime: DEFAULT_CACHE_LIFETIME,
             retry_after: None,
+            retry_after_sent: None,
             validators: Validators::default(),
             error: Some(error),
             fetched_at: jiff::Timestamp::now(),
@@ -292,6 +298,7 @@ fn answered(
         max_age: max_age(&response.headers),
         cache_lifetime: cache_lifetime(&response.headers),
         retry_after: retry_after(&response.headers, jiff::Timestamp::now()),
+        retry_after_sent: retry_after_sent(&response.headers, jiff::Timestamp::now()),
         validators: response.validators(),
         error: None,
         redirects: response.redirects,

@@ -108,6 +108,10 @@ pub const FAILURE_BACKOFF_FIRST: Duration = HOUR;
 /// ... twice as long after each further failure in a row, up to this (also the most a
 /// `Retry-After` is honoured up to).
 pub const FAILURE_BACKOFF_MAX: Duration = Duration::from_secs(7 * 24 * 60 * 60);
+/// The longest `Retry-After` the schedule honours: the same limit as the back-off. The
+/// server's value is read as sent (the fetcher's own cap of a day is the crawler's), so a
+/// site asking for three days is left alone for three days.
+pub const RETRY_AFTER_MAX: Duration = FAILURE_BACKOFF_MAX;
 /// A site that refuses the bot or shows it a challenge is left alone this long ...
 pub const REFUSAL_BACKOFF_FIRST: Duration = DAY;
 /// ... doubling after each refusal in a row, up to this.
@@ -171,6 +175,7 @@ mod tests {
         assert_eq!(BETWEEN_SITES.as_secs(), 15);
         assert_eq!(FAILURE_BACKOFF_FIRST.as_secs(), 3_600);
         assert_eq!(FAILURE_BACKOFF_MAX.as_secs(), 7 * 86_400);
+        assert_eq!(RETRY_AFTER_MAX.as_secs(), 7 * 86_400);
         assert_eq!(REFUSAL_BACKOFF_FIRST.as_secs(), 86_400);
         assert_eq!(REFUSAL_BACKOFF_MAX.as_secs(), 30 * 86_400);
         assert_eq!(RETENTION_MONTHS, 6);

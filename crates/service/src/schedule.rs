@@ -22,7 +22,7 @@ use crate::error::ServiceError;
 use crate::ids::registrable_domain;
 use crate::limits::{
     BETWEEN_SITES, FAILURE_BACKOFF_FIRST, FAILURE_BACKOFF_MAX, REFUSAL_BACKOFF_FIRST,
-    REFUSAL_BACKOFF_MAX, SCHEDULER_IDLE_POLL, SCHEDULER_LEASE,
+    REFUSAL_BACKOFF_MAX, RETRY_AFTER_MAX, SCHEDULER_IDLE_POLL, SCHEDULER_LEASE,
 };
 use crate::service::Service;
 use crate::store::Backoff;
@@ -63,15 +63,19 @@ fn overloaded(status: Option<fetch::StatusCode>) -> bool {
     status.is_some_and(|s| s.as_u16() == 429 || s.is_server_error())
 }
 
-/// What an analysis (or its failure to run) means for the schedule.
+/// What an analysis (or its failure to run) means for the schedule. A challenge is
+/// recognised on robots.txt's answer (the `fetch.challenge` finding) and on the page's
+/// ([`audit::PageReport::challenge`]); a `Retry-After` is read from either answer as the
+/// server sent it, the longer one counting.
 pub fn classify(result: &Result<Analysis, AnalyzerError>) -> CheckOutcome {
     let Ok(analysis) = result else {
         return CheckOutcome::Failure { retry_after: None };
     };
-    let challenge = analysis
-        .findings
-        .iter()
-        .any(|f| f.id == CheckId::FetchChallenge);
+    let challenge = analysis.page.challenge
+        || analysis
+            .findings
+            .iter()
+            .any(|f| f.id == CheckId::FetchChallenge);
     if challenge || refused(analysis.robots.status) || refused(analysis.page.status) {
         return CheckOutcome::Refusal;
     }
@@ -80,7 +84,14 @@ pub fn classify(result: &Result<Analysis, AnalyzerError>) -> CheckOutcome {
         RobotsStatus::Unreachable | RobotsStatus::RateLimited
     );
     if robots_failed || overloaded(analysis.page.status) {
-        let retry_after = analysis.robots.retry_after_s.map(Duration::from_secs);
+        // Reports written before the value as sent was recorded have the capped one only.
+        let robots = analysis
+            .robots
+            .retry_after_sent_s
+            .or(analysis.robots.retry_after_s);
+        let retry_after = robots
+            .max(analysis.page.retry_after_sent_s)
+            .map(Duration::from_secs);
         return CheckOutcome::Failure { retry_after };
     }
     CheckOutcome::Ok
@@ -100,7 +111,7 @@ pub fn next_backoff(previous: Option<&Backoff>, outcome: CheckOutcome, now: Time
         CheckOutcome::Failure { retry_after } => {
             let n = failures.saturating_add(1);
             let wait = doubled(FAILURE_BACKOFF_FIRST, n, FAILURE_BACKOFF_MAX);
-            let wait = retry_after.map_or(wait, |r| wait.max(r).min(FAILURE_BACKOFF_MAX));
+            let wait = retry_after.map_or(wait, |r| wait.max(r.min(RETRY_AFTER_MAX)));
             (n, 0, wait)
         }
         CheckOutcome::Refusal => {
@@ -300,7 +311,13 @@ mod tests {
         };
         assert_eq!(walk(&[r(2 * H)]), vec![2 * H]);
         assert_eq!(walk(&[r(60)]), vec![H], "never shorter than the back-off");
+        assert_eq!(
+            walk(&[r(3 * D)]),
+            vec![3 * D],
+            "longer than the fetcher's day"
+        );
         assert_eq!(walk(&[r(30 * D)]), vec![7 * D]);
+        assert_eq!(walk(&[r(u64::MAX)]), vec![7 * D], "no overflow");
     }
 
     #[test]

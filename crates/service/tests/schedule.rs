@@ -12,7 +12,7 @@ use jiff::Timestamp;
 use service::clock::add;
 use service::limits::{BETWEEN_SITES, RESULT_LIFETIME, SCHEDULER_IDLE_POLL, SCHEDULER_LEASE};
 use service::schedule::CheckOutcome;
-use service::{ManualClock, Scheduler, Service, ServiceConfig, Store, Tick};
+use service::{Clock, ManualClock, Scheduler, Service, ServiceConfig, Store, Tick};
 use testweb::{Reply, TestWeb};
 use url::Url;
 
@@ -61,6 +61,11 @@ async fn service(
         "slow.test",
         "deny.test",
         "chal.test",
+        "long.test",
+        "page429.test",
+        "pagechal.test",
+        "pagecf.test",
+        "two.test",
     ] {
         for pin in web.pins(host) {
             config.resolve.push(pin.parse().unwrap());
@@ -310,6 +315,187 @@ async fn icons_are_fetched_politely_from_favicon_ico_and_shrunk() {
             web.requests_to("deny.test", "/favicon.ico").is_empty(),
             "robots.txt forbids it"
         );
+    })
+    .await;
+}
+
+/// Runs one scheduled check of `url` (the only one due) and answers its outcome.
+async fn check_one(scheduler: &Scheduler, url: &Url) -> CheckOutcome {
+    match scheduler.tick().await.unwrap() {
+        Tick::Checked {
+            url: checked,
+            outcome,
+        } => {
+            assert_eq!(&checked, url);
+            outcome
+        }
+        other => panic!("{url}: {other:?}"),
+    }
+}
+
+/// How long after `from` the site of `url` is left alone.
+async fn backoff_after(service: &Service, url: &Url, from: Timestamp) -> Duration {
+    let site = service::site_of(url);
+    let backoff = service.store().backoff(&site).await.unwrap().unwrap();
+    from.duration_until(backoff.until).unsigned_abs()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn retry_after_is_read_as_sent_up_to_seven_days_from_robots_txt_and_the_page() {
+    on_both_backends(|target| async move {
+        let web = TestWeb::start().await;
+        // Three days: longer than the fetcher's own one-day cap.
+        web.site("long.test")
+            .path("/robots.txt")
+            .respond(Reply::status(503).header("Retry-After", "259200"));
+        web.site("page429.test")
+            .path("/robots.txt")
+            .respond(Reply::robots_txt("User-agent: *\nAllow: /\n"));
+        web.site("page429.test")
+            .path("/")
+            .respond(Reply::status(429).header("Retry-After", "172800"));
+        let clock = ManualClock::new(start());
+        let service = service(&target, &web, closed_port(), clock.clone()).await;
+        let scheduler = Scheduler::new(service.clone());
+        let long = Url::parse(&web.http_url("long.test", "/")).unwrap();
+        service
+            .store()
+            .add_sites(&[long.clone()], start())
+            .await
+            .unwrap();
+        assert_eq!(
+            check_one(&scheduler, &long).await,
+            CheckOutcome::Failure {
+                retry_after: Some(3 * DAY)
+            }
+        );
+        let wait = backoff_after(&service, &long, start()).await;
+        assert!(wait >= 3 * DAY && wait < 3 * DAY + HOUR, "{wait:?}");
+        // A day and an hour later (when the fetcher's cap would have let it go) it is left
+        // alone; three days later it is checked again.
+        clock.set(add(start(), DAY + HOUR));
+        assert_eq!(scheduler.tick().await.unwrap(), Tick::NothingDue);
+        assert_eq!(web.requests_to("long.test", "/robots.txt").len(), 1);
+        clock.set(add(start(), 3 * DAY + HOUR));
+        check_one(&scheduler, &long).await;
+        assert_eq!(web.requests_to("long.test", "/robots.txt").len(), 2);
+
+        // A page's 429 is read too.
+        let page = Url::parse(&web.http_url("page429.test", "/")).unwrap();
+        service
+            .store()
+            .add_sites(&[page.clone()], start())
+            .await
+            .unwrap();
+        let t = clock.now();
+        assert_eq!(
+            check_one(&scheduler, &page).await,
+            CheckOutcome::Failure {
+                retry_after: Some(2 * DAY)
+            }
+        );
+        let wait = backoff_after(&service, &page, t).await;
+        assert!(wait >= 2 * DAY && wait < 2 * DAY + HOUR, "{wait:?}");
+        assert_eq!(web.requests_to("page429.test", "/").len(), 1);
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_challenge_on_the_analysed_page_backs_off_for_a_day() {
+    on_both_backends(|target| async move {
+        let web = TestWeb::start().await;
+        for host in ["pagechal.test", "pagecf.test"] {
+            web.site(host)
+                .path("/robots.txt")
+                .respond(Reply::robots_txt("User-agent: *\nAllow: /\n"));
+        }
+        // A challenge page behind a 503, with no header saying so.
+        web.site("pagechal.test").path("/").respond(
+            Reply::status(503)
+                .header("Content-Type", "text/html")
+                .body("<!DOCTYPE html><html><head><title>Just a moment...</title></head></html>"),
+        );
+        // A 200 that says it is a challenge.
+        web.site("pagecf.test").path("/").respond(
+            Reply::ok()
+                .header("Content-Type", "text/html")
+                .header("cf-mitigated", "challenge")
+                .body("<html><head></head></html>"),
+        );
+        let clock = ManualClock::new(start());
+        let service = service(&target, &web, closed_port(), clock.clone()).await;
+        let scheduler = Scheduler::new(service.clone());
+        for host in ["pagechal.test", "pagecf.test"] {
+            let url = Url::parse(&web.http_url(host, "/")).unwrap();
+            service
+                .store()
+                .add_sites(&[url.clone()], start())
+                .await
+                .unwrap();
+            let t = clock.now();
+            assert_eq!(
+                check_one(&scheduler, &url).await,
+                CheckOutcome::Refusal,
+                "{host}"
+            );
+            let wait = backoff_after(&service, &url, t).await;
+            assert!(wait >= DAY && wait < DAY + HOUR, "{host}: {wait:?}");
+        }
+        clock.set(add(start(), DAY - HOUR));
+        assert_eq!(scheduler.tick().await.unwrap(), Tick::NothingDue);
+        for host in ["pagechal.test", "pagecf.test"] {
+            assert_eq!(web.requests_to(host, "/").len(), 1, "{host}");
+        }
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn when_a_back_off_ends_only_the_url_that_failed_is_fetched_again() {
+    on_both_backends(|target| async move {
+        let web = TestWeb::start().await;
+        // robots.txt answers the first check, then fails once.
+        web.site("two.test").path("/robots.txt").script([
+            Reply::robots_txt("User-agent: *\nAllow: /\n"),
+            Reply::status(503),
+            Reply::robots_txt("User-agent: *\nAllow: /\n"),
+        ]);
+        for path in ["/a", "/b"] {
+            web.site("two.test").path(path).respond(
+                Reply::ok()
+                    .header("Content-Type", "text/html")
+                    .body("<head></head>"),
+            );
+        }
+        let clock = ManualClock::new(start());
+        let service = service(&target, &web, closed_port(), clock.clone()).await;
+        let scheduler = Scheduler::new(service.clone());
+        let [a, b] = ["/a", "/b"].map(|p| Url::parse(&web.http_url("two.test", p)).unwrap());
+        service
+            .store()
+            .add_sites(&[a.clone(), b.clone()], start())
+            .await
+            .unwrap();
+        assert_eq!(check_one(&scheduler, &a).await, CheckOutcome::Ok);
+        clock.advance(BETWEEN_SITES);
+        let failure = CheckOutcome::Failure { retry_after: None };
+        assert_eq!(check_one(&scheduler, &b).await, failure);
+        // The back-off (an hour) ends: /b, whose check failed, is due; /a was fetched an
+        // hour ago and waits for its seven days.
+        clock.set(add(start(), 2 * HOUR));
+        assert_eq!(check_one(&scheduler, &b).await, CheckOutcome::Ok);
+        assert_eq!(scheduler.tick().await.unwrap(), Tick::NothingDue);
+        assert_eq!(web.requests_to("two.test", "/a").len(), 1, "/a once");
+        assert_eq!(
+            web.requests_to("two.test", "/b").len(),
+            1,
+            "/b once it answered"
+        );
+        assert_eq!(web.requests_to("two.test", "/robots.txt").len(), 3);
+        clock.set(add(start(), RESULT_LIFETIME));
+        assert_eq!(check_one(&scheduler, &a).await, CheckOutcome::Ok);
+        assert_eq!(web.requests_to("two.test", "/a").len(), 2);
     })
     .await;
 }

@@ -39,16 +39,23 @@ const LAST_CHECK: &str = "scheduler.last_check";
 impl Store {
     /// The URL most overdue for a check at `now`: on the sites list or analysed before
     /// (pastes never), whose newest report is at least [`RESULT_LIFETIME`] old (or which has
-    /// none), or whose site failed or refused at its last check and is done backing off;
-    /// never on a site still backing off. Oldest first.
+    /// none); or, when its site failed or refused at its last scheduled check and is done
+    /// backing off, the URL of that check (the site's newest scheduled report is this URL's):
+    /// the other URLs of the site keep their own expiry, so a URL fetched successfully hours
+    /// before the failure is not fetched again. Never on a site still backing off. Oldest
+    /// first.
     pub async fn next_due(&self, now: Timestamp) -> Result<Option<DueUrl>, ServiceError> {
         let sql = "SELECT u.url, u.site, l.at FROM \
              (SELECT url, site FROM service_sites \
               UNION SELECT url, site FROM service_reports WHERE is_paste = FALSE AND url IS NOT NULL) u \
              LEFT JOIN (SELECT url, MAX(created_at) AS at FROM service_reports \
                         WHERE is_paste = FALSE AND url IS NOT NULL GROUP BY url) l ON l.url = u.url \
+             LEFT JOIN (SELECT url, MAX(created_at) AS at FROM service_reports \
+                        WHERE scheduled = TRUE AND url IS NOT NULL GROUP BY url) us ON us.url = u.url \
+             LEFT JOIN (SELECT site, MAX(created_at) AS at FROM service_reports \
+                        WHERE scheduled = TRUE AND site IS NOT NULL GROUP BY site) ss ON ss.site = u.site \
              LEFT JOIN service_backoff b ON b.site = u.site \
-             WHERE (l.at IS NULL OR l.at <= $1 OR b.last_outcome <> 'ok') \
+             WHERE (l.at IS NULL OR l.at <= $1 OR (b.last_outcome <> 'ok' AND us.at = ss.at)) \
                AND (b.until_at IS NULL OR b.until_at <= $2) \
              ORDER BY COALESCE(l.at, 0), u.url LIMIT 64";
         let expired = ms(now).saturating_sub(dur_ms(RESULT_LIFETIME));
