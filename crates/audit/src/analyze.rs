@@ -13,7 +13,7 @@ use crate::error::AnalysisError;
 use crate::fetching::{robots_fetch_findings, robots_report};
 use crate::file::{self, summary_of, FileContext};
 use crate::limits::Limits;
-use crate::page_checks::{page_findings, read_page};
+use crate::page_checks::{page_findings, read_page, PageHead};
 use crate::report::{
     Analysis, PageReport, RobotsReport, RobotsStatus, SitemapReport, SkipReason, REPORT_VERSION,
 };
@@ -51,6 +51,27 @@ pub async fn analyze_with(
     url: &Url,
     limits: &Limits,
 ) -> Result<Analysis, AnalysisError> {
+    analyze_keeping_head(fetcher, url, limits)
+        .await
+        .map(|analyzed| analyzed.analysis)
+}
+
+/// An analysis and the page's head as read ([`PageHead`], when the page answered 2xx
+/// HTML): what a caller needs to read more of the page without requesting it again.
+#[derive(Debug, Clone)]
+pub struct Analyzed {
+    /// The report.
+    pub analysis: Analysis,
+    /// The analysed page up to the end of its head.
+    pub head: Option<PageHead>,
+}
+
+/// [`analyze_with`], also handing back the page's head as read.
+pub async fn analyze_keeping_head(
+    fetcher: &Fetcher,
+    url: &Url,
+    limits: &Limits,
+) -> Result<Analyzed, AnalysisError> {
     let url = fetch::without_credentials(url);
     let span = tracing::info_span!("analysis", url = %url);
     run_analysis(fetcher, &url, limits).instrument(span).await
@@ -60,7 +81,7 @@ async fn run_analysis(
     fetcher: &Fetcher,
     url: &Url,
     limits: &Limits,
-) -> Result<Analysis, AnalysisError> {
+) -> Result<Analyzed, AnalysisError> {
     let robots_url = fetch::robots_txt_url(url).map_err(|source| AnalysisError::InvalidTarget {
         url: url.clone(),
         source,
@@ -70,7 +91,7 @@ async fn run_analysis(
     let site = read_robots(&mut run, url, &robots_url, &mut findings)
         .instrument(tracing::debug_span!("robots_txt"))
         .await?;
-    let page = read_page(&mut run, url)
+    let (page, head) = read_page(&mut run, url)
         .instrument(tracing::debug_span!("page"))
         .await;
     page_findings(&page, &site.robots, site.status, &mut findings);
@@ -84,7 +105,7 @@ async fn run_analysis(
     let (findings, omitted_findings) = findings.finish();
     let scoring = Score::compute(&findings);
     tracing::info!(score = scoring.score, grade = ?scoring.grade, findings = findings.len(), "analysed");
-    Ok(Analysis {
+    let analysis = Analysis {
         report_version: REPORT_VERSION,
         url: Some(url.clone()),
         score: scoring.score,
@@ -102,7 +123,8 @@ async fn run_analysis(
         duration_ms: millis(run.started.elapsed()),
         scoring_version: scoring.method_version.clone(),
         scoring,
-    })
+    };
+    Ok(Analyzed { analysis, head })
 }
 
 /// The site's robots.txt as read at the start of an analysis.

@@ -34,7 +34,10 @@ mod run;
 pub mod score;
 mod sitemaps;
 
-pub use analyze::{analyze, analyze_file, analyze_file_with, analyze_with, ProvidedFile};
+pub use analyze::{
+    analyze, analyze_file, analyze_file_with, analyze_keeping_head, analyze_with, Analyzed,
+    ProvidedFile,
+};
 pub use catalogue::{Category, Check, CheckId, Severity, CHECKS};
 pub use collect::{sort_findings, Omitted, MAX_FINDINGS_PER_CHECK};
 pub use cost::{
@@ -47,6 +50,7 @@ pub use file::{
 };
 pub use finding::{Evidence, Finding};
 pub use limits::Limits;
+pub use page_checks::PageHead;
 pub use report::{Analysis, REPORT_VERSION};
 pub use score::{Grade, Score};
 pub use sitemaps::sniff_sitemap;

@@ -16,18 +16,38 @@ use crate::run::{Obtained, Run};
 
 /// Step 2: the page, if the rules allow it. Its body goes to the HTML tokenizer as it
 /// arrives, and the download stops where the tokenizer ends the head (or at the cap).
-pub(crate) async fn read_page(run: &mut Run<'_>, target: &Url) -> PageReport {
+pub(crate) async fn read_page(run: &mut Run<'_>, target: &Url) -> (PageReport, Option<PageHead>) {
     let operation = run.operation.clone();
     let cap = run.limits.page_max_bytes;
     let mut obtained = run.request(target, Purpose::Page, cap, &operation).await;
-    let head = match obtained.response.take() {
+    let mut head = match obtained.response.take() {
         Some(fetched) => read_head(fetched, run, &operation).await,
         None => HeadRead::default(),
     };
     if let Some(reason) = head.cut.clone() {
         obtained.skipped = Some(reason);
     }
-    page_report(target, obtained, head)
+    let page_head = match (head.html.take(), &obtained.final_url) {
+        (Some(html), Some(url)) => Some(PageHead {
+            url: url.clone(),
+            html,
+        }),
+        _ => None,
+    };
+    (page_report(target, obtained, head), page_head)
+}
+
+/// The analysed page as read, up to the end of its head (a 2xx HTML answer only): never part
+/// of the report, which keeps no page content, but handed to the caller of
+/// [`crate::analyze_keeping_head`] (the service reads the home page's icon links from it
+/// rather than fetching the page again).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageHead {
+    /// Its final URL (after redirects): relative links resolve against it.
+    pub url: Url,
+    /// The bytes read, decoded: the head and what came with it in the same chunks, at most
+    /// [`crate::limits::PAGE_MAX_BYTES`].
+    pub html: Vec<u8>,
 }
 
 /// What the page's response said: status, headers, the meta tags of its head.
@@ -45,6 +65,8 @@ struct HeadRead {
     retry_after_sent_s: Option<u64>,
     /// A bot challenge instead of the page.
     challenge: bool,
+    /// The bytes read of a 2xx HTML answer.
+    html: Option<Vec<u8>>,
 }
 
 /// Whether an answer with `status` may be a challenge page: challenges are served as 401,
@@ -114,9 +136,11 @@ async fn read_head(
         return read;
     }
     let mut reader = HeadReader::new();
+    let mut html = Vec::new();
     let ended = loop {
         match fetched.body.chunk().await {
             Ok(Some(chunk)) => {
+                html.extend_from_slice(&chunk);
                 if reader.feed(&chunk) == HeadState::Ended {
                     break Ok(());
                 }
@@ -126,6 +150,7 @@ async fn read_head(
         }
     };
     read.bytes_read = Some(fetched.body.decoded_bytes());
+    read.html = Some(html);
     // Dropping the body here stops the download: the rest holds no head metadata.
     if let Err(error) = ended {
         body_failure(&mut read, error, &fetched.url, run, operation);

@@ -155,12 +155,87 @@ pub async fn find_icon_within(
         Pacer::new(PacerConfig::analysis()),
         Arc::new(ScopeOrigins),
     );
+    search(&polite, site, home_page, decoder, operation).await
+}
+
+/// What an analysis made just before the search read of the site's robots.txt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KnownRobots<'a> {
+    /// It answered 2xx with this file (as read, at most 500 KiB): its rules apply.
+    Rules(&'a [u8]),
+    /// It answered 4xx: no rules.
+    NoFile,
+}
+
+/// How long the robots.txt an analysis read stands in for a fetch during the search that
+/// follows it (longer than the search's [`FIND_ICON_DEADLINE`]).
+const KNOWN_ROBOTS_LIFETIME: Duration = Duration::from_secs(5 * 60);
+
+/// [`find_icon`] right after an analysis of the site (icons decoded by `decoder`), with no
+/// request the analysis already made: `known` is its robots.txt (not fetched again; another host's robots.txt, for an icon
+/// declared there, is fetched as usual), `home_page` its page when that was the home page.
+/// The search first waits `crawl_delay` (the site's Crawl-delay for the bot, at most
+/// [`CRAWL_DELAY_BUDGET`]: the caller skips the search for a longer one), as the analysis
+/// would have before another request of its own; the pacer spaces the search's own requests.
+pub async fn find_icon_after_analysis(
+    fetcher: &Fetcher,
+    site: &Url,
+    home_page: Option<HomePage<'_>>,
+    known: KnownRobots<'_>,
+    crawl_delay: Option<Duration>,
+    decoder: &IconDecoder,
+) -> IconSearch {
+    let operation = Operation::within(FIND_ICON_DEADLINE).with_wait_budget(CRAWL_DELAY_BUDGET);
+    let store = fetch::MemoryStore::default();
+    if let Ok(scope) = fetch::Scope::of(site) {
+        let now = jiff::Timestamp::now();
+        let until = now
+            .checked_add(KNOWN_ROBOTS_LIFETIME)
+            .unwrap_or(jiff::Timestamp::MAX);
+        let state = match known {
+            KnownRobots::Rules(body) => fetch::StoredState::Fresh(fetch::StoredCopy {
+                body: body.to_vec(),
+                validators: fetch::Validators::default(),
+                fetched_at: now,
+                expires_at: until,
+            }),
+            KnownRobots::NoFile => fetch::StoredState::NoFile { until },
+        };
+        let entry = fetch::StoredEntry { scope, state };
+        // A memory store cannot fail.
+        let _ = fetch::RobotsStore::save(&store, &entry).await;
+    }
+    let robots = RobotsCache::with_store(
+        fetcher.clone(),
+        Policy::Cached,
+        fetch::CacheLimits::default(),
+        Arc::new(store),
+    );
+    let polite = Polite::new(
+        robots,
+        Pacer::new(PacerConfig::analysis()),
+        Arc::new(ScopeOrigins),
+    );
+    if let Some(wait) = crawl_delay.filter(|d| !d.is_zero()) {
+        tokio::time::sleep(wait.min(CRAWL_DELAY_BUDGET)).await;
+    }
+    search(&polite, site, home_page, decoder, &operation).await
+}
+
+/// The search on `polite`: the home page's declared icons, then `/favicon.ico`.
+async fn search(
+    polite: &Polite,
+    site: &Url,
+    home_page: Option<HomePage<'_>>,
+    decoder: &IconDecoder,
+    operation: &Operation,
+) -> IconSearch {
     let (home, declared) = match home_page {
         Some(page) => (
             HomePageRead::Given,
             crate::declared_icons(page.html, page.url),
         ),
-        None => read_home_page(&polite, site, operation).await,
+        None => read_home_page(polite, site, operation).await,
     };
     let favicon = site.join("/favicon.ico").ok();
     let candidates = declared
@@ -183,7 +258,7 @@ pub async fn find_icon_within(
         let (result, png) = if operation.deadline.is_expired() {
             (AttemptResult::OutOfTime, None)
         } else {
-            try_icon(&polite, &url, decoder, operation).await
+            try_icon(polite, &url, decoder, operation).await
         };
         tracing::debug!(url = %url, result = ?result, "icon attempt");
         search.attempts.push(Attempt {

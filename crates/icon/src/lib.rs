@@ -39,9 +39,9 @@ mod svg;
 pub use decode::{decode_icon, Png64, ICON_SIZE, MAX_DECODE_ALLOC, MAX_DIMENSION, MAX_ICON_BYTES};
 pub use error::{IconError, IconErrorKind};
 pub use find::{
-    find_icon, find_icon_within, Attempt, AttemptResult, FoundIcon, HomePage, HomePageRead,
-    IconSearch, IconSource, BOT_TOKEN, CRAWL_DELAY_BUDGET, FIND_ICON_DEADLINE, HOME_PAGE_MAX_BYTES,
-    ICON_ACCEPT, MAX_DECLARED_TRIED,
+    find_icon, find_icon_after_analysis, find_icon_within, Attempt, AttemptResult, FoundIcon,
+    HomePage, HomePageRead, IconSearch, IconSource, KnownRobots, BOT_TOKEN, CRAWL_DELAY_BUDGET,
+    FIND_ICON_DEADLINE, HOME_PAGE_MAX_BYTES, ICON_ACCEPT, MAX_DECLARED_TRIED,
 };
 pub use home::MAX_HEAD_CHECKS;
 pub use links::{

@@ -45,15 +45,15 @@ struct Server {
 }
 
 fn start(db: &str, extra: &[String]) -> Server {
+    let mut args = vec!["--no-scheduler".to_owned()];
+    args.extend_from_slice(extra);
+    start_scheduled(db, &args)
+}
+
+/// `serve` with its schedule running (unless `extra` says `--no-scheduler`).
+fn start_scheduled(db: &str, extra: &[String]) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_jittybot"))
-        .args([
-            "serve",
-            "--db",
-            db,
-            "--listen",
-            "127.0.0.1:0",
-            "--no-scheduler",
-        ])
+        .args(["serve", "--db", db, "--listen", "127.0.0.1:0"])
         .args(extra)
         .env_remove("RUST_LOG")
         .stdout(Stdio::piped())
@@ -192,7 +192,89 @@ async fn serve_queues_runs_and_answers_analyses_then_stops_gracefully() {
         None,
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stdout(&out).contains("1 reports"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("1 report,"), "{}", stdout(&out));
+}
+
+/// `sites list --json` on `db`.
+fn listed(db: &str) -> Vec<Value> {
+    let out = jittybot(&["sites", "list", "--json", "--db", db], None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    list.as_array().unwrap().clone()
+}
+
+/// A site answering 503 with `Retry-After: 259200` (3 days) on the schedule of a running
+/// `serve`: `sites list` shows the check, its outcome, the next check 3 days later and the
+/// back-off with its reason; the domain page shows the next check; `remove-domain`, given the
+/// www. name, deletes the report and takes the site off the schedule.
+#[tokio::test(flavor = "multi_thread")]
+async fn sites_list_shows_the_next_check_and_removal_takes_a_site_off_the_schedule() {
+    let web = TestWeb::start().await;
+    web.site("www.later.test")
+        .path("/robots.txt")
+        .respond(Reply::status(503).header("Retry-After", "259200"));
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("schedule.sqlite");
+    let db = db.to_str().unwrap();
+    let url = web.http_url("www.later.test", "/");
+    let out = jittybot(&["sites", "add", &url, "--db", db], None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let never = listed(db);
+    assert_eq!(never[0]["last_check"], Value::Null, "{never:?}");
+    let server = start_scheduled(db, &reach(&web, "www.later.test"));
+    let started = Instant::now();
+    let entry = loop {
+        let list = tokio::task::spawn_blocking({
+            let db = db.to_owned();
+            move || listed(&db)
+        })
+        .await
+        .unwrap();
+        if list[0]["outcome"] == "done" {
+            break list[0].clone();
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "{list:?}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    let time = |key: &str| -> jiff::Timestamp { entry[key].as_str().unwrap().parse().unwrap() };
+    let ahead = time("last_check").duration_until(time("next_check"));
+    let three_days = jiff::SignedDuration::from_hours(72);
+    assert!(
+        ahead >= three_days && ahead < three_days + jiff::SignedDuration::from_hours(1),
+        "{entry}"
+    );
+    assert_eq!(entry["backoff"]["reason"], "failure", "{entry}");
+    assert_eq!(entry["backoff"]["until"], entry["next_check"], "{entry}");
+    let text = stdout(&jittybot(&["sites", "list", "--db", db], None));
+    assert!(text.contains("backing off until"), "{text}");
+    assert!(
+        text.contains("unreachable or asked for fewer requests"),
+        "{text}"
+    );
+    let addr = server.addr.clone();
+    let (status, page) =
+        tokio::task::spawn_blocking(move || http_text(&addr, "GET", "/score/later.test", ""))
+            .await
+            .unwrap();
+    assert_eq!(status, 200);
+    let next = entry["next_check"].as_str().unwrap();
+    assert!(page.contains("Next scheduled check"), "{page}");
+    assert!(page.contains(&next[..10]), "{page}");
+    assert!(page.contains("1 report, newest first"), "{page}");
+
+    let out = jittybot(&["remove-domain", "WWW.Later.test.", "--db", db], None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out).trim(),
+        "later.test: 1 report, 0 monthly summaries and 0 icons deleted; 1 listed URL taken off the schedule"
+    );
+    assert!(listed(db).is_empty());
+    assert_eq!(server.stop(), Some(0));
+    assert_eq!(
+        web.requests_to("www.later.test", "/robots.txt").len(),
+        1,
+        "no icon search after a failure"
+    );
 }
 
 #[test]

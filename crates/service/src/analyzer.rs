@@ -13,14 +13,14 @@
 
 use std::sync::Arc;
 
-use audit::{Analysis, AnalysisError, Limits};
+use audit::{AnalysisError, Analyzed, Limits};
 use fetch::Fetcher;
 use tokio::sync::{mpsc, oneshot, Mutex};
 use url::Url;
 
 use crate::limits::WORKERS;
 
-type Reply = oneshot::Sender<Result<Analysis, AnalysisError>>;
+type Reply = oneshot::Sender<Result<Analyzed, AnalysisError>>;
 
 /// Why an analysis thread could not answer.
 #[derive(Debug, thiserror::Error)]
@@ -56,8 +56,8 @@ impl Analyzer {
         Analyzer { tx }
     }
 
-    /// Analyse `url` on one of the threads.
-    pub async fn analyze(&self, url: &Url) -> Result<Analysis, AnalyzerError> {
+    /// Analyse `url` on one of the threads (the report, and the page's head as read).
+    pub async fn analyze(&self, url: &Url) -> Result<Analyzed, AnalyzerError> {
         let (reply, answer) = oneshot::channel();
         self.tx
             .send((url.clone(), reply))
@@ -87,7 +87,7 @@ fn run_thread(rx: &Mutex<mpsc::Receiver<(Url, Reply)>>, fetcher: &Fetcher, limit
             let Some((url, reply)) = task else {
                 break;
             };
-            let result = audit::analyze_with(fetcher, &url, limits).await;
+            let result = audit::analyze_keeping_head(fetcher, &url, limits).await;
             // The caller may have given up waiting (shutdown): nothing to do then.
             let _ = reply.send(result);
         }

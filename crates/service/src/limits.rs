@@ -30,6 +30,9 @@ pub const MAX_PASTE_BYTES: usize = robots::MAX_ROBOTS_TXT_BYTES;
 pub const PASTE_BODY_LIMIT: usize = MAX_PASTE_BYTES + 16 * 1024;
 /// The most reports `GET /api/score/{domain}` lists (newest first); the rest are counted.
 pub const MAX_DOMAIN_REPORTS: usize = 500;
+/// Reports per page of a domain's page (`/score/{domain}?page=N`, newest first); every
+/// report is reachable, page by page.
+pub const DOMAIN_PAGE_REPORTS: usize = 100;
 /// Analysis workers per `serve` process (each runs one analysis at a time).
 pub const WORKERS: usize = 4;
 /// How much longer than its analysis's deadline (`--timeout`) a job's lease lasts: time to
@@ -184,6 +187,7 @@ mod tests {
         assert_eq!(REUSE_WINDOW.as_secs(), 600);
         assert_eq!(MAX_PASTE_BYTES, 512_000);
         assert_eq!(RANKING_PER_GRADE, 6);
+        assert_eq!(DOMAIN_PAGE_REPORTS, 100);
         assert_eq!(RANKING_WINDOW.as_secs(), 1_800);
         assert!(JOB_LEASE > audit::limits::ANALYSIS_BUDGET);
     }

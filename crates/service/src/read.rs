@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::error::ServiceError;
 use crate::ids::{normalize_domain, ReportId};
 use crate::indexing::{Indexing, NoindexReason};
-use crate::limits::MAX_DOMAIN_REPORTS;
+use crate::limits::{DOMAIN_PAGE_REPORTS, MAX_DOMAIN_REPORTS};
 use crate::model::{CurrentReport, DomainView, ReportLookup, ReportPage, StoredReport};
 use crate::published::{self, Published};
 use crate::ranking::Ranking;
@@ -76,11 +76,37 @@ impl Service {
 
     /// A domain's reports and summaries; `None` when it has neither.
     pub async fn domain(&self, domain: &str) -> Result<Option<DomainView>, ServiceError> {
+        self.domain_reports_page(domain, MAX_DOMAIN_REPORTS, 0)
+            .await
+    }
+
+    /// Page `page` (from 1, the newest) of a domain's reports, [`DOMAIN_PAGE_REPORTS`] to a
+    /// page, with its summaries and the count of every report; `None` when it has neither,
+    /// and for a page past the last.
+    pub async fn domain_page(
+        &self,
+        domain: &str,
+        page: u64,
+    ) -> Result<Option<DomainView>, ServiceError> {
+        let per_page = DOMAIN_PAGE_REPORTS as u64;
+        let offset = page.saturating_sub(1).saturating_mul(per_page);
+        let view = self
+            .domain_reports_page(domain, DOMAIN_PAGE_REPORTS, offset)
+            .await?;
+        Ok(view.filter(|view| page <= 1 || !view.reports.is_empty()))
+    }
+
+    async fn domain_reports_page(
+        &self,
+        domain: &str,
+        limit: usize,
+        offset: u64,
+    ) -> Result<Option<DomainView>, ServiceError> {
         let domain = normalize_domain(domain);
         let store = &self.inner.store;
         // Three queries at once on three connections: one round trip's wait, not five.
         let ((reports, total_reports), (summaries, off_ranking, has_icon), indexable) = tokio::try_join!(
-            store.domain_reports(&domain, MAX_DOMAIN_REPORTS),
+            store.domain_reports_from(&domain, limit, offset),
             store.summaries_and_flags(&domain),
             store.domain_indexable(&domain)
         )?;

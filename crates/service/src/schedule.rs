@@ -19,13 +19,13 @@ use url::Url;
 use crate::analyzer::AnalyzerError;
 use crate::clock::add;
 use crate::error::ServiceError;
-use crate::ids::registrable_domain;
 use crate::limits::{
     BETWEEN_SITES, FAILURE_BACKOFF_FIRST, FAILURE_BACKOFF_MAX, REFUSAL_BACKOFF_FIRST,
-    REFUSAL_BACKOFF_MAX, RETRY_AFTER_MAX, SCHEDULER_IDLE_POLL, SCHEDULER_LEASE,
+    REFUSAL_BACKOFF_MAX, RESULT_LIFETIME, RETRY_AFTER_MAX, SCHEDULER_IDLE_POLL, SCHEDULER_LEASE,
 };
 use crate::service::Service;
-use crate::store::Backoff;
+use crate::store::{Backoff, ScheduleRow};
+use serde::Serialize;
 
 /// The scheduler's named lease.
 pub const SCHEDULER_LEASE_NAME: &str = "service.scheduler";
@@ -67,7 +67,7 @@ fn overloaded(status: Option<fetch::StatusCode>) -> bool {
 /// recognised on robots.txt's answer (the `fetch.challenge` finding) and on the page's
 /// ([`audit::PageReport::challenge`]); a `Retry-After` is read from either answer as the
 /// server sent it, the longer one counting.
-pub fn classify(result: &Result<Analysis, AnalyzerError>) -> CheckOutcome {
+pub fn classify(result: Result<&Analysis, &AnalyzerError>) -> CheckOutcome {
     let Ok(analysis) = result else {
         return CheckOutcome::Failure { retry_after: None };
     };
@@ -127,6 +127,93 @@ pub fn next_backoff(previous: Option<&Backoff>, outcome: CheckOutcome, now: Time
     }
 }
 
+/// A back-off in force, in words.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BackoffView {
+    /// The site is not checked before this.
+    pub until: Timestamp,
+    /// Why: `failure` (unreachable, or asked for fewer requests) or `refusal` (refused the
+    /// bot, or showed it a challenge).
+    pub reason: String,
+    /// How many checks in a row ended so.
+    pub in_a_row: u32,
+}
+
+/// When a URL is checked next, and why then.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct UrlSchedule {
+    /// The URL.
+    pub url: Url,
+    /// When it was put on the sites list (absent: analysed before, not listed).
+    pub added_at: Option<Timestamp>,
+    /// When its newest report was asked for (absent: never analysed).
+    pub last_check: Option<Timestamp>,
+    /// What came of it: `done`, `failed`, `queued` or `running` (absent: never analysed).
+    pub outcome: Option<String>,
+    /// Its score, when done.
+    pub score: Option<u8>,
+    /// Why it failed, when it did.
+    pub error: Option<String>,
+    /// The next scheduled check: when its result expires ([`RESULT_LIFETIME`] after the last
+    /// one), when its site's back-off ends if that is later (or if this URL's check is the
+    /// one that failed), now when it was never analysed.
+    pub next_check: Timestamp,
+    /// Its site's back-off, when one is in force.
+    pub backoff: Option<BackoffView>,
+}
+
+impl UrlSchedule {
+    /// The schedule of `row` at `now`, as [`Store::next_due`](crate::Store::next_due)
+    /// decides it.
+    pub fn of(row: &ScheduleRow, now: Timestamp) -> UrlSchedule {
+        let last = row.last.as_ref();
+        let expiry = last.map_or(now, |last| add(last.at, RESULT_LIFETIME));
+        let backoff = row.backoff.as_ref();
+        let retry = backoff.filter(|b| b.last_outcome != "ok" && row.last_of_site);
+        let next_check = match (retry, backoff) {
+            (Some(b), _) => b.until,
+            (None, Some(b)) => expiry.max(b.until),
+            (None, None) => expiry,
+        };
+        let in_force = backoff.filter(|b| b.until > now && b.last_outcome != "ok");
+        UrlSchedule {
+            url: row.url.clone(),
+            added_at: row.added_at,
+            last_check: last.map(|l| l.at),
+            outcome: last.map(|l| l.state.clone()),
+            score: last.and_then(|l| l.score),
+            error: last.and_then(|l| l.error.clone()),
+            next_check,
+            backoff: in_force.map(|b| BackoffView {
+                until: b.until,
+                reason: b.last_outcome.clone(),
+                in_a_row: b.failures.max(b.refusals),
+            }),
+        }
+    }
+}
+
+impl Service {
+    /// When each URL on the sites list is checked next (`jittybot sites list`).
+    pub async fn listed_schedule(&self) -> Result<Vec<UrlSchedule>, ServiceError> {
+        let now = self.clock().now();
+        let rows = self.store().listed_schedule().await?;
+        Ok(rows.iter().map(|row| UrlSchedule::of(row, now)).collect())
+    }
+
+    /// The next scheduled check of any URL of `domain` (its page shows it); `None` when none
+    /// of its URLs is on the schedule.
+    pub async fn next_check(&self, domain: &str) -> Result<Option<Timestamp>, ServiceError> {
+        let now = self.clock().now();
+        let domain = crate::ids::normalize_domain(domain);
+        let rows = self.store().domain_schedule(&domain).await?;
+        Ok(rows
+            .iter()
+            .map(|row| UrlSchedule::of(row, now).next_check)
+            .min())
+    }
+}
+
 /// What one turn of the scheduler did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Tick {
@@ -182,21 +269,24 @@ impl Scheduler {
         let id = store.start_report(&due.url, now).await?;
         let result = self.service.analyze(&due.url).await;
         match &result {
-            Ok(analysis) => store.finish_report(&id, analysis).await?,
+            Ok(analyzed) => store.finish_report(&id, &analyzed.analysis).await?,
             Err(error) => {
                 store
                     .fail_report(&id, &crate::worker::failure_message(error))
                     .await?
             }
         }
-        let outcome = classify(&result);
+        let outcome = classify(result.as_ref().map(|a| &a.analysis));
         let previous = store.backoff(&due.site).await?;
         let backoff = next_backoff(previous.as_ref(), outcome, clock.now());
         store.set_backoff(&due.site, &backoff).await?;
-        store.release_site(&due.site, &self.holder).await?;
-        if let Some(domain) = registrable_domain(&due.url) {
-            self.service.refresh_icon(&domain, &due.url).await?;
+        // The icon, while the site is still this check's: from what the analysis read, and
+        // only from a site that answered (never after a refusal, a challenge, a 429 or an
+        // error).
+        if let Ok(analyzed) = &result {
+            self.service.icon_after_analysis(&due.url, analyzed).await?;
         }
+        store.release_site(&due.site, &self.holder).await?;
         store.set_last_check(clock.now()).await?;
         tracing::info!(url = %due.url, outcome = outcome.name(), "scheduled check");
         Ok(Tick::Checked {

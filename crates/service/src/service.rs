@@ -13,7 +13,6 @@ use crate::client::TrustedProxies;
 use crate::clock::Clock;
 use crate::connections::ConnectionLimits;
 use crate::cpu::AuditPool;
-use crate::error::ServiceError;
 use crate::icons::IconSource;
 use crate::limits::{DATA_REFRESH, STATS_REFRESH};
 use crate::ratelimit::RateLimiter;
@@ -140,22 +139,5 @@ impl Service {
     /// Use `source` to find icons (once; later calls are ignored).
     pub fn set_icon_source(&self, source: Arc<dyn IconSource>) {
         let _ = self.inner.icons.set(source);
-    }
-
-    /// Look for `domain`'s icon if it is due, from the home page of `url`'s site.
-    pub async fn refresh_icon(&self, domain: &str, url: &Url) -> Result<(), ServiceError> {
-        let Some(source) = self.inner.icons.get() else {
-            return Ok(());
-        };
-        let now = self.inner.clock.now();
-        if !self.inner.store.icon_due(domain, now).await? {
-            return Ok(());
-        }
-        let mut home = url.clone();
-        home.set_path("/");
-        home.set_query(None);
-        home.set_fragment(None);
-        let png = source.find(&home).await;
-        self.inner.store.set_icon(domain, png.as_deref(), now).await
     }
 }

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use audit::{Analysis, AnalysisError};
+use audit::{AnalysisError, Analyzed};
 
 use crate::analyzer::AnalyzerError;
 use db::Holder;
@@ -34,8 +34,8 @@ pub fn failure_message(error: &AnalyzerError) -> String {
 
 impl Service {
     /// Run one analysis of `url` with the service's fetcher and limits (on the analysis
-    /// threads).
-    pub async fn analyze(&self, url: &Url) -> Result<Analysis, AnalyzerError> {
+    /// threads): the report, and the page's head as read.
+    pub async fn analyze(&self, url: &Url) -> Result<Analyzed, AnalyzerError> {
         self.inner.analyzer.analyze(url).await
     }
 
@@ -90,9 +90,12 @@ impl Service {
         }
         store.set_running(&job.report).await?;
         match self.analyze(&job.url).await {
-            Ok(analysis) => {
+            Ok(analyzed) => {
+                let analysis = &analyzed.analysis;
                 tracing::info!(id = %job.report, score = analysis.score, "report stored");
-                store.finish_report(&job.report, &analysis).await
+                store.finish_report(&job.report, analysis).await?;
+                // The site's icon from what this analysis read, as after a scheduled check.
+                self.icon_after_analysis(&job.url, &analyzed).await
             }
             Err(error) => {
                 tracing::info!(id = %job.report, error = %error, "analysis failed");

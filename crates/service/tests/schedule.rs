@@ -66,6 +66,9 @@ async fn service(
         "pagechal.test",
         "pagecf.test",
         "two.test",
+        "icon.test",
+        "page.icon.test",
+        "paced.test",
     ] {
         for pin in web.pins(host) {
             config.resolve.push(pin.parse().unwrap());
@@ -221,8 +224,11 @@ async fn a_restarted_scheduler_waits_out_the_pause_between_sites() {
 struct FakeIcons(std::sync::atomic::AtomicUsize, Option<Vec<u8>>);
 
 impl service::icons::IconSource for FakeIcons {
-    fn find<'a>(&'a self, home: &'a Url) -> service::icons::BoxFuture<'a, Option<Vec<u8>>> {
-        assert_eq!(home.path(), "/", "looked for from the home page");
+    fn find<'a>(
+        &'a self,
+        request: service::icons::IconRequest<'a>,
+    ) -> service::icons::BoxFuture<'a, Option<Vec<u8>>> {
+        assert_eq!(request.home.path(), "/", "looked for from the home page");
         self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         Box::pin(async move { self.1.clone() })
     }
@@ -360,7 +366,7 @@ async fn retry_after_is_read_as_sent_up_to_seven_days_from_robots_txt_and_the_pa
         let long = Url::parse(&web.http_url("long.test", "/")).unwrap();
         service
             .store()
-            .add_sites(&[long.clone()], start())
+            .add_sites(std::slice::from_ref(&long), start())
             .await
             .unwrap();
         assert_eq!(
@@ -384,7 +390,7 @@ async fn retry_after_is_read_as_sent_up_to_seven_days_from_robots_txt_and_the_pa
         let page = Url::parse(&web.http_url("page429.test", "/")).unwrap();
         service
             .store()
-            .add_sites(&[page.clone()], start())
+            .add_sites(std::slice::from_ref(&page), start())
             .await
             .unwrap();
         let t = clock.now();
@@ -430,7 +436,7 @@ async fn a_challenge_on_the_analysed_page_backs_off_for_a_day() {
             let url = Url::parse(&web.http_url(host, "/")).unwrap();
             service
                 .store()
-                .add_sites(&[url.clone()], start())
+                .add_sites(std::slice::from_ref(&url), start())
                 .await
                 .unwrap();
             let t = clock.now();
@@ -496,6 +502,159 @@ async fn when_a_back_off_ends_only_the_url_that_failed_is_fetched_again() {
         clock.set(add(start(), RESULT_LIFETIME));
         assert_eq!(check_one(&scheduler, &a).await, CheckOutcome::Ok);
         assert_eq!(web.requests_to("two.test", "/a").len(), 2);
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_removed_domain_leaves_the_schedule_and_its_back_off() {
+    on_both_backends(|target| async move {
+        let web = TestWeb::start().await;
+        sites(&web);
+        let clock = ManualClock::new(start());
+        let service = service(&target, &web, closed_port(), clock.clone()).await;
+        let scheduler = Scheduler::new(service.clone());
+        let [ok, busy] =
+            ["ok.test", "busy.test"].map(|h| Url::parse(&web.http_url(h, "/")).unwrap());
+        service
+            .store()
+            .add_sites(&[ok.clone(), busy.clone()], start())
+            .await
+            .unwrap();
+        for _ in 0..2 {
+            assert!(matches!(scheduler.step().await, Tick::Checked { .. }));
+        }
+        let site = service::site_of(&busy);
+        assert!(service.store().backoff(&site).await.unwrap().is_some());
+        let name = service::store::domain_of_name("WWW.busy.test").unwrap();
+        let removed = service.store().remove_domain(&name, false).await.unwrap();
+        assert_eq!(
+            (removed.reports, removed.scheduled, removed.backoffs),
+            (1, 1, 1)
+        );
+        assert!(service.store().backoff(&site).await.unwrap().is_none());
+        let removed = service
+            .store()
+            .remove_domain("ok.test", false)
+            .await
+            .unwrap();
+        assert_eq!((removed.reports, removed.scheduled), (1, 1));
+        assert!(service.store().sites().await.unwrap().is_empty());
+        // Past both the back-off and the results' expiry: nothing of them is due.
+        clock.set(add(start(), RESULT_LIFETIME + DAY));
+        assert_eq!(scheduler.tick().await.unwrap(), Tick::NothingDue);
+        assert_eq!(web.requests_to("busy.test", "/robots.txt").len(), 1);
+        assert_eq!(web.requests_to("ok.test", "/robots.txt").len(), 1);
+    })
+    .await;
+}
+
+/// Queues a person's analysis of `url` and runs it as a worker does.
+async fn person_analyses(service: &Service, url: &Url, clock: &ManualClock) {
+    service
+        .store()
+        .queue_analysis(url, clock.now(), false)
+        .await
+        .unwrap();
+    assert!(service.run_one_job(&db::Holder::new()).await.unwrap());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn icons_come_from_what_the_analysis_read_after_a_persons_analysis_too() {
+    on_both_backends(|target| async move {
+        let web = TestWeb::start().await;
+        let png = data_encoding::BASE64.decode(PNG.as_bytes()).unwrap();
+        let robots = "User-agent: *\nAllow: /\n";
+        for host in ["icon.test", "page.icon.test"] {
+            web.site(host)
+                .path("/robots.txt")
+                .respond(Reply::robots_txt(robots));
+            web.site(host).path("/").respond(
+                Reply::ok()
+                    .header("Content-Type", "text/html")
+                    .body(r#"<head><link rel="icon" href="/i.png"></head><body>"#),
+            );
+            web.site(host)
+                .path("/i.png")
+                .respond(Reply::ok().body(&png));
+        }
+        web.site("page.icon.test").path("/about").respond(
+            Reply::ok()
+                .header("Content-Type", "text/html")
+                .body("<head></head>"),
+        );
+        // A Crawl-delay of 1 s: the icon waits for it after the analysis's page.
+        web.site("paced.test")
+            .path("/robots.txt")
+            .respond(Reply::robots_txt("User-agent: *\nCrawl-delay: 1\n"));
+        web.site("paced.test").path("/").respond(
+            Reply::ok()
+                .header("Content-Type", "text/html")
+                .body("<head></head>"),
+        );
+        web.site("paced.test")
+            .path("/favicon.ico")
+            .respond(Reply::ok().body(&png));
+        web.site("busy.test")
+            .path("/robots.txt")
+            .respond(Reply::status(429));
+        let clock = ManualClock::new(start());
+        let service = service(&target, &web, closed_port(), clock.clone()).await;
+        let mut config = fetch::FetchConfig::new("RobotsTxtParser", "http://service.test/bot");
+        config.allow_private_addresses = true;
+        for host in ["icon.test", "page.icon.test", "paced.test", "busy.test"] {
+            for pin in web.pins(host) {
+                config.resolve.push(pin.parse().unwrap());
+            }
+        }
+        let fetcher = fetch::Fetcher::new(config).unwrap();
+        service.set_icon_source(Arc::new(service::icons::FetchedIcons::new(
+            fetcher,
+            icon::IconDecoder::InProcess,
+        )));
+
+        // A person analyses the home page: the icon is found from what it read.
+        let home = Url::parse(&web.http_url("icon.test", "/")).unwrap();
+        person_analyses(&service, &home, &clock).await;
+        let icon = service.store().icon("icon.test").await.unwrap();
+        assert!(icon.expect("an icon").png.starts_with(b"\x89PNG"));
+        assert_eq!(web.requests_to("icon.test", "/robots.txt").len(), 1);
+        assert_eq!(
+            web.requests_to("icon.test", "/").len(),
+            1,
+            "the home page once"
+        );
+        assert_eq!(web.requests_to("icon.test", "/i.png").len(), 1);
+        assert!(web.requests_to("icon.test", "/favicon.ico").is_empty());
+
+        // A scheduled check of another page: robots.txt once, the home page for its links.
+        let about = Url::parse(&web.http_url("page.icon.test", "/about")).unwrap();
+        service
+            .store()
+            .add_sites(std::slice::from_ref(&about), start())
+            .await
+            .unwrap();
+        let scheduler = Scheduler::new(service.clone());
+        assert_eq!(check_one(&scheduler, &about).await, CheckOutcome::Ok);
+        // page.icon.test shares icon.test's registrable domain, whose icon is fresh.
+        assert_eq!(web.requests_to("page.icon.test", "/robots.txt").len(), 1);
+        assert!(web.requests_to("page.icon.test", "/").is_empty());
+
+        // Crawl-delay: the icon request waits for it after the page.
+        let paced = Url::parse(&web.http_url("paced.test", "/")).unwrap();
+        person_analyses(&service, &paced, &clock).await;
+        assert!(service.store().icon("paced.test").await.unwrap().is_some());
+        assert_eq!(web.requests_to("paced.test", "/robots.txt").len(), 1);
+        let page = web.requests_to("paced.test", "/")[0].at;
+        let icon = web.requests_to("paced.test", "/favicon.ico")[0].at;
+        assert!(icon.duration_since(page) >= Duration::from_millis(900));
+
+        // After a 429, no icon search at all.
+        let busy = Url::parse(&web.http_url("busy.test", "/")).unwrap();
+        person_analyses(&service, &busy, &clock).await;
+        assert_eq!(web.requests_to("busy.test", "/robots.txt").len(), 1);
+        assert!(web.requests_to("busy.test", "/favicon.ico").is_empty());
+        assert!(web.requests_to("busy.test", "/").is_empty());
     })
     .await;
 }

@@ -2,7 +2,7 @@
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
-use axum::extract::{ConnectInfo, DefaultBodyLimit, Form, Multipart, Path, State};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Form, Multipart, Path, RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
@@ -263,9 +263,18 @@ async fn paste_page(State(service): St, Path(id): Path<String>) -> PageResult {
     Ok(pages::report::paste(&report).into_response())
 }
 
-async fn domain_page(State(service): St, Path(domain): Path<String>) -> PageResult {
-    let view = service.domain(&domain).await?.ok_or(PageError::NotFound)?;
-    Ok(pages::domain::page(&view).into_response())
+async fn domain_page(
+    State(service): St,
+    Path(domain): Path<String>,
+    RawQuery(query): RawQuery,
+) -> PageResult {
+    let page = pages::domain::page_number(query.as_deref()).ok_or(PageError::NotFound)?;
+    let view = service
+        .domain_page(&domain, page)
+        .await?
+        .ok_or(PageError::NotFound)?;
+    let next_check = service.next_check(&view.domain).await?;
+    Ok(pages::domain::page(&view, page, next_check).into_response())
 }
 
 async fn report_page(State(service): St, Path((domain, id)): Path<(String, String)>) -> PageResult {

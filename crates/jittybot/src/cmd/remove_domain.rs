@@ -14,7 +14,8 @@ pub const REMOVAL_WAIT: std::time::Duration = std::time::Duration::from_secs(30 
 /// Arguments of `jittybot remove-domain`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The registrable domain (example.com).
+    /// The domain: its registrable domain is removed (`www.example.com` and `example.com`
+    /// alike; an IDN as typed or in its `xn--` form).
     domain: String,
     #[command(flatten)]
     db: DbArg,
@@ -25,10 +26,9 @@ pub struct Args {
 
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let domain = service::ids::normalize_domain(&args.domain);
-    if domain.is_empty() || domain.contains('/') || domain.chars().any(char::is_control) {
+    let Some(domain) = service::store::domain_of_name(&args.domain) else {
         bail!("{}: not a domain name", escape(&args.domain));
-    }
+    };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -51,11 +51,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         removed.context("a retention pass is still running; try again later")
     })?;
     println!(
-        "{}: {} reports, {} monthly summaries{} deleted{}",
+        "{}: {}, {} and {} deleted; {} taken off the schedule{}",
         escape(&domain),
-        removed.reports,
-        removed.summaries,
-        if removed.icon { " and the icon" } else { "" },
+        count(removed.reports, "report"),
+        count(removed.summaries, "monthly summary"),
+        count(u64::from(removed.icon), "icon"),
+        count(removed.scheduled, "listed URL"),
         if args.keep_off_ranking {
             "; kept off the ranking"
         } else {
@@ -63,4 +64,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// `1 report`, `2 reports`, `2 monthly summaries`.
+fn count(n: u64, noun: &str) -> String {
+    match (n, noun.strip_suffix('y')) {
+        (1, _) => format!("1 {noun}"),
+        (_, Some(stem)) => format!("{n} {stem}ies"),
+        (_, None) => format!("{n} {noun}s"),
+    }
 }

@@ -8,6 +8,8 @@ use anyhow::{bail, Context};
 use jiff::Timestamp;
 use url::Url;
 
+use service::schedule::UrlSchedule;
+
 use super::serve::DbArg;
 use crate::terminal::{self, escape};
 
@@ -38,7 +40,8 @@ enum Action {
         #[command(flatten)]
         db: DbArg,
     },
-    /// List the sites.
+    /// List the sites: per URL its last check and what came of it, its next check and any
+    /// back-off in force with its reason.
     List {
         /// As JSON.
         #[arg(long)]
@@ -82,6 +85,34 @@ fn read_file(file: &PathBuf) -> anyhow::Result<Vec<Url>> {
     Ok(urls)
 }
 
+/// One URL of the list, in words: its last check and outcome, its next check, any back-off.
+fn describe(site: &UrlSchedule) -> String {
+    let last = match (&site.last_check, &site.outcome) {
+        (Some(at), Some(outcome)) => {
+            let detail = match (site.score, &site.error) {
+                (Some(score), _) => format!(", score {score}"),
+                (None, Some(error)) => format!(": {error}"),
+                (None, None) => String::new(),
+            };
+            format!("last check {at} ({outcome}{detail})")
+        }
+        _ => "never checked".to_owned(),
+    };
+    let mut line = format!("{}  {last}  next check {}", site.url, site.next_check);
+    if let Some(backoff) = &site.backoff {
+        let why = match backoff.reason.as_str() {
+            "refusal" => "refused the bot or showed a challenge",
+            _ => "unreachable or asked for fewer requests",
+        };
+        line.push_str(&format!(
+            "  backing off until {} ({why}, {} in a row)",
+            backoff.until, backoff.in_a_row
+        ));
+    }
+    line.push('\n');
+    line
+}
+
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -113,15 +144,14 @@ async fn act(action: Action) -> anyhow::Result<ExitCode> {
             );
         }
         Action::List { json, db } => {
-            let sites = db.open().await?.sites().await?;
+            let rows = db.open().await?.listed_schedule().await?;
+            let now = Timestamp::now();
+            let sites: Vec<UrlSchedule> = rows.iter().map(|r| UrlSchedule::of(r, now)).collect();
             let mut out = std::io::stdout().lock();
             if json {
                 terminal::write_json(&mut out, &sites, true)?;
             } else {
-                let text: String = sites
-                    .iter()
-                    .map(|s| format!("{}  added {}\n", s.url, s.added_at))
-                    .collect();
+                let text: String = sites.iter().map(describe).collect();
                 terminal::write_text(&mut out, &text)?;
             }
         }

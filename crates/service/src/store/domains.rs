@@ -8,7 +8,7 @@ use url::Url;
 
 use super::{dur_ms, ms, ts, Store};
 use crate::error::{q, ServiceError};
-use crate::ids::site_of;
+use crate::ids::{registrable_domain, site_of};
 use crate::limits::{ICON_REFRESH, ICON_RETRY};
 
 /// A domain's stored icon.
@@ -38,6 +38,42 @@ pub struct Removed {
     pub summaries: u64,
     /// Whether an icon was deleted.
     pub icon: bool,
+    /// URLs taken off the schedule's list.
+    pub scheduled: u64,
+    /// Sites whose back-off state was forgotten.
+    pub backoffs: u64,
+}
+
+/// The registrable domain a person means by `name`: `example.com`, `www.example.com`,
+/// `Example.COM.` and `bücher.de` (IDN, stored as `xn--bcher-kva.de`) all name their
+/// registrable domain. `None` for what is not a host name.
+pub fn domain_of_name(name: &str) -> Option<String> {
+    let name = name.trim();
+    if name.is_empty()
+        || name.contains(['/', '@', '?', '#', '\\'])
+        || name.chars().any(char::is_control)
+    {
+        return None;
+    }
+    let url = Url::parse(&format!("http://{name}/")).ok()?;
+    if url.port().is_some() {
+        return None;
+    }
+    registrable_domain(&url)
+}
+
+/// Whether the site `scheme://host:port` (as [`site_of`] writes it) is of `domain`.
+pub(super) fn site_in_domain(site: &str, domain: &str) -> bool {
+    Url::parse(site)
+        .ok()
+        .and_then(|url| registrable_domain(&url))
+        .is_some_and(|d| d == domain)
+}
+
+/// A `LIKE` pattern that every site of `domain` matches (a superset: `_` matches any
+/// character), checked exactly with [`site_in_domain`] afterwards.
+pub(super) fn site_pattern(domain: &str) -> String {
+    format!("%{}:%", domain.replace('%', "_"))
 }
 
 impl Store {
@@ -96,7 +132,9 @@ impl Store {
         Ok(row.unwrap_or(false))
     }
 
-    /// Delete every report, summary and icon of `domain` in one transaction; with
+    /// Delete every report, summary and icon of `domain` in one transaction, and take it off
+    /// the schedule: its URLs leave the sites list and its sites' back-off state is
+    /// forgotten, so nothing of it is fetched again unless someone asks for it; with
     /// `keep_off_ranking`, keep the domain off the ranking for future reports.
     pub async fn remove_domain(
         &self,
@@ -112,6 +150,11 @@ impl Store {
         let off_sql = "INSERT INTO service_domains (domain, off_ranking) VALUES ($1, TRUE) \
                        ON CONFLICT (domain) DO UPDATE SET icon = NULL, icon_checked_at = NULL, off_ranking = TRUE";
         let delete_sql = "DELETE FROM service_domains WHERE domain = $1";
+        let sites_sql = "SELECT url, site FROM service_sites WHERE site LIKE $1";
+        let site_delete_sql = "DELETE FROM service_sites WHERE url = $1";
+        let backoff_sql = "SELECT site FROM service_backoff WHERE site LIKE $1";
+        let backoff_delete_sql = "DELETE FROM service_backoff WHERE site = $1";
+        let pattern = site_pattern(domain);
         let removed = db::write_tx!(db, tx => {
             let icons: i64 = sqlx::query_scalar(icon_sql).bind(domain).fetch_one(&mut *tx).await.map_err(q("count icon"))?;
             let reports = sqlx::query(reports_sql).bind(domain).execute(&mut *tx).await.map_err(q("delete reports"))?.rows_affected();
@@ -119,7 +162,17 @@ impl Store {
             sqlx::query(urls_sql).bind(domain).execute(&mut *tx).await.map_err(q("delete summary urls"))?;
             let last = if keep_off_ranking { off_sql } else { delete_sql };
             sqlx::query(last).bind(domain).execute(&mut *tx).await.map_err(q("domain row"))?;
-            Removed { reports, summaries, icon: icons > 0 }
+            let listed: Vec<(String, String)> = sqlx::query_as(sites_sql).bind(&pattern).fetch_all(&mut *tx).await.map_err(q("domain sites"))?;
+            let mut scheduled = 0;
+            for (url, _) in listed.iter().filter(|(_, site)| site_in_domain(site, domain)) {
+                scheduled += sqlx::query(site_delete_sql).bind(url).execute(&mut *tx).await.map_err(q("unlist site"))?.rows_affected();
+            }
+            let backing_off: Vec<String> = sqlx::query_scalar(backoff_sql).bind(&pattern).fetch_all(&mut *tx).await.map_err(q("domain back-offs"))?;
+            let mut backoffs = 0;
+            for site in backing_off.iter().filter(|site| site_in_domain(site, domain)) {
+                backoffs += sqlx::query(backoff_delete_sql).bind(site).execute(&mut *tx).await.map_err(q("forget back-off"))?.rows_affected();
+            }
+            Removed { reports, summaries, icon: icons > 0, scheduled, backoffs }
         });
         Ok(removed)
     }
@@ -169,5 +222,36 @@ impl Store {
                 added_at: ts(at),
             })
             .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_domain_is_named_as_people_write_it() {
+        for (name, domain) in [
+            ("example.com", "example.com"),
+            ("www.example.com", "example.com"),
+            (" WWW.Example.COM. ", "example.com"),
+            ("shop.example.co.uk", "example.co.uk"),
+            ("bücher.de", "xn--bcher-kva.de"),
+            ("www.xn--bcher-kva.de", "xn--bcher-kva.de"),
+        ] {
+            assert_eq!(domain_of_name(name).as_deref(), Some(domain), "{name}");
+        }
+        for bad in [
+            "",
+            "a/b",
+            "example.com:8080",
+            "user@example.com",
+            "exa mple.com",
+        ] {
+            assert_eq!(domain_of_name(bad), None, "{bad}");
+        }
+        assert!(site_in_domain("https://www.example.com:443", "example.com"));
+        assert!(!site_in_domain("https://example.org:443", "example.com"));
+        assert!(!site_in_domain("https://notexample.com:443", "example.com"));
     }
 }

@@ -20,10 +20,10 @@ mod schedule;
 mod summaries;
 
 pub use crate::model::{ReportRow, ReportState, StoredReport};
-pub use domains::{DomainIcon, Removed, SiteEntry};
+pub use domains::{domain_of_name, DomainIcon, Removed, SiteEntry};
 pub use jobs::Job;
 pub use reports::Queued;
-pub use schedule::{Backoff, DueUrl};
+pub use schedule::{Backoff, DueUrl, LastReport, ScheduleRow};
 
 /// The service's store (cheap to clone: a connection pool).
 #[derive(Clone, Debug)]

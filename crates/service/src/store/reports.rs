@@ -470,14 +470,26 @@ impl Store {
         domain: &str,
         limit: usize,
     ) -> Result<(Vec<ReportRow>, u64), ServiceError> {
+        self.domain_reports_from(domain, limit, 0).await
+    }
+
+    /// [`Store::domain_reports`] after skipping the `offset` newest (the domain page's pages).
+    /// A page past the last has no rows and a count of 0.
+    pub async fn domain_reports_from(
+        &self,
+        domain: &str,
+        limit: usize,
+        offset: u64,
+    ) -> Result<(Vec<ReportRow>, u64), ServiceError> {
         // The count beside the rows (computed before the LIMIT): one round trip, not two.
         let sql = format!(
             "SELECT {ROW_COLUMNS}, COUNT(*) OVER () AS total FROM service_reports \
-             WHERE domain = $1 AND is_paste = FALSE ORDER BY created_at DESC, id LIMIT $2"
+             WHERE domain = $1 AND is_paste = FALSE ORDER BY created_at DESC, id LIMIT $2 OFFSET $3"
         );
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let offset = i64::try_from(offset).unwrap_or(i64::MAX);
         let rows: Vec<CountedRow> = db::with_pool!(&self.db, pool => sqlx::query(&sql)
-            .bind(domain).bind(limit).fetch_all(pool).await
+            .bind(domain).bind(limit).bind(offset).fetch_all(pool).await
             .map(|rows| decode_each(&rows, "domain reports")))
         .map_err(q("domain reports"))?;
         let total = rows

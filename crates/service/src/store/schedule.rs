@@ -116,3 +116,152 @@ impl Store {
         Ok(())
     }
 }
+
+/// What the schedule knows of one URL: when it was last asked for, what came of it, and
+/// its site's back-off ([`crate::schedule::UrlSchedule`] works out the next check).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScheduleRow {
+    /// The URL.
+    pub url: Url,
+    /// Its site.
+    pub site: String,
+    /// When it was put on the sites list (`None`: not listed, analysed before).
+    pub added_at: Option<Timestamp>,
+    /// Its newest report (none: never analysed).
+    pub last: Option<LastReport>,
+    /// Whether its site's newest scheduled check was of this URL.
+    pub last_of_site: bool,
+    /// Its site's back-off, if any.
+    pub backoff: Option<Backoff>,
+}
+
+/// A URL's newest report, as the schedule sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LastReport {
+    /// The report.
+    pub id: crate::ids::ReportId,
+    /// When it was asked for.
+    pub at: Timestamp,
+    /// `queued`, `running`, `done` or `failed`.
+    pub state: String,
+    /// Its score, when done.
+    pub score: Option<u8>,
+    /// Why it failed, when it did.
+    pub error: Option<String>,
+}
+
+/// The columns of [`ScheduleRow`], over the URLs `{units}` selects (`url`, `site`,
+/// `added_at`).
+macro_rules! schedule_sql {
+    ($units:expr) => {
+        concat!(
+            "SELECT u.url, u.site, u.added_at, r.id, r.created_at, r.state, r.score, r.error, \
+             us.at, ss.at, b.failures, b.refusals, b.until_at, b.last_outcome FROM (",
+            $units,
+            ") u \
+             LEFT JOIN (SELECT url, MAX(created_at) AS at FROM service_reports \
+                        WHERE is_paste = FALSE AND url IS NOT NULL GROUP BY url) l ON l.url = u.url \
+             LEFT JOIN service_reports r ON r.url = u.url AND r.created_at = l.at AND r.is_paste = FALSE \
+             LEFT JOIN (SELECT url, MAX(created_at) AS at FROM service_reports \
+                        WHERE scheduled = TRUE AND url IS NOT NULL GROUP BY url) us ON us.url = u.url \
+             LEFT JOIN (SELECT site, MAX(created_at) AS at FROM service_reports \
+                        WHERE scheduled = TRUE AND site IS NOT NULL GROUP BY site) ss ON ss.site = u.site \
+             LEFT JOIN service_backoff b ON b.site = u.site \
+             ORDER BY u.url, u.added_at"
+        )
+    };
+}
+
+type RawScheduleRow = (
+    String,
+    String,
+    Option<i64>,
+    Option<String>,
+    Option<i64>,
+    Option<String>,
+    Option<i64>,
+    Option<String>,
+    Option<i64>,
+    Option<i64>,
+    Option<i64>,
+    Option<i64>,
+    Option<i64>,
+    Option<String>,
+);
+
+fn schedule_row(raw: RawScheduleRow) -> Option<ScheduleRow> {
+    let (url, site, added, id, at, state, score, error, url_at, site_at, f, r, until, outcome) =
+        raw;
+    let last = match (id, at, state) {
+        (Some(id), Some(at), Some(state)) => Some(LastReport {
+            id: id.parse().ok()?,
+            at: ts(at),
+            state,
+            score: score.and_then(|s| u8::try_from(s).ok()),
+            error,
+        }),
+        _ => None,
+    };
+    let backoff = match (until, outcome) {
+        (Some(until), Some(last_outcome)) => Some(Backoff {
+            failures: u32::try_from(f.unwrap_or(0)).unwrap_or(u32::MAX),
+            refusals: u32::try_from(r.unwrap_or(0)).unwrap_or(u32::MAX),
+            until: ts(until),
+            last_outcome,
+        }),
+        _ => None,
+    };
+    Some(ScheduleRow {
+        url: Url::parse(&url).ok()?,
+        site,
+        added_at: added.map(ts),
+        last,
+        last_of_site: url_at.is_some() && url_at == site_at,
+        backoff,
+    })
+}
+
+/// One row per URL (a URL both listed and analysed keeps its listing).
+fn unique(rows: Vec<RawScheduleRow>) -> Vec<ScheduleRow> {
+    let mut out: Vec<ScheduleRow> = Vec::with_capacity(rows.len());
+    for row in rows.into_iter().filter_map(schedule_row) {
+        match out.last_mut() {
+            Some(previous) if previous.url == row.url => {
+                if previous.added_at.is_none() {
+                    previous.added_at = row.added_at;
+                }
+            }
+            _ => out.push(row),
+        }
+    }
+    out
+}
+
+impl Store {
+    /// What the schedule knows of every URL on the sites list, by URL.
+    pub async fn listed_schedule(&self) -> Result<Vec<ScheduleRow>, ServiceError> {
+        let sql = schedule_sql!("SELECT url, site, added_at FROM service_sites");
+        let rows: Vec<RawScheduleRow> =
+            db::with_pool!(&self.db, pool => sqlx::query_as(sql).fetch_all(pool).await)
+                .map_err(q("listed schedule"))?;
+        Ok(unique(rows))
+    }
+
+    /// What the schedule knows of every URL of `domain` (analysed before, or listed), by URL.
+    pub async fn domain_schedule(&self, domain: &str) -> Result<Vec<ScheduleRow>, ServiceError> {
+        let sql = schedule_sql!(
+            "SELECT url, site, NULL AS added_at FROM service_reports \
+             WHERE domain = $1 AND is_paste = FALSE AND url IS NOT NULL \
+             UNION SELECT url, site, added_at FROM service_sites WHERE site LIKE $2"
+        );
+        let pattern = super::domains::site_pattern(domain);
+        let rows: Vec<RawScheduleRow> = db::with_pool!(&self.db, pool =>
+            sqlx::query_as(sql).bind(domain).bind(&pattern).fetch_all(pool).await)
+        .map_err(q("domain schedule"))?;
+        let rows = unique(rows);
+        Ok(rows
+            .into_iter()
+            .filter(|row| super::domains::site_in_domain(&row.site, domain))
+            .collect())
+    }
+}

@@ -1,15 +1,61 @@
-//! `/score/{domain}`: every report of the domain, newest first, the monthly summaries of
-//! earlier ones, and the score over time.
+//! `/score/{domain}`: every report of the domain, newest first and page by page
+//! ([`DOMAIN_PAGE_REPORTS`] to a page, `?page=N`), the monthly summaries of earlier ones, the
+//! score over time and the next scheduled check.
 
-use maud::html;
+use jiff::Timestamp;
+use maud::{html, Markup};
+use service::limits::DOMAIN_PAGE_REPORTS;
 use service::{paths, DomainView};
 
 use super::{robots_header, robots_meta, Html};
 use crate::html::{grade_badge, page as shell, time, visible, Head};
 use crate::svg;
 
-/// The domain page.
-pub(crate) fn page(view: &DomainView) -> Html {
+/// The page number asked for by the query string (`page=N`, from 1; 1 without one);
+/// `None` for anything else, answered as not found.
+pub(crate) fn page_number(query: Option<&str>) -> Option<u64> {
+    let Some(query) = query.filter(|q| !q.is_empty()) else {
+        return Some(1);
+    };
+    let mut number = None;
+    for pair in query.split('&') {
+        match pair.split_once('=') {
+            Some(("page", value)) if number.is_none() => number = value.parse::<u64>().ok(),
+            _ => return None,
+        }
+    }
+    number.filter(|n| *n >= 1)
+}
+
+/// How many pages `total` reports fill (at least one).
+fn page_count(total: u64) -> u64 {
+    total.div_ceil(DOMAIN_PAGE_REPORTS as u64).max(1)
+}
+
+/// The address of page `n` of `domain`'s page.
+fn page_link(domain: &str, n: u64) -> String {
+    if n <= 1 {
+        paths::domain(domain)
+    } else {
+        format!("{}?page={n}", paths::domain(domain))
+    }
+}
+
+/// "Newer" and "older" links around page `n` of `pages`.
+fn pager(domain: &str, n: u64, pages: u64) -> Markup {
+    html! {
+        @if pages > 1 {
+            nav.pager aria-label="Pages of reports" {
+                @if n > 1 { a href=(page_link(domain, n - 1)) rel="prev" { "Newer reports" } " " }
+                "Page " (n) " of " (pages)
+                @if n < pages { " " a href=(page_link(domain, n + 1)) rel="next" { "Older reports" } }
+            }
+        }
+    }
+}
+
+/// The domain page: page `n` of its reports, and when it is checked next.
+pub(crate) fn page(view: &DomainView, n: u64, next_check: Option<Timestamp>) -> Html {
     let domain = view.domain.as_str();
     let indexing = view.indexing();
     let head = Head {
@@ -43,7 +89,12 @@ pub(crate) fn page(view: &DomainView) -> Html {
             (svg::score_over_time(&chart_label, &points))
             p.hint { "Each report's score; a monthly summary is drawn at its average." }
         }
+        @if let Some(next) = next_check {
+            p.next-check { "Next scheduled check: " (time(next)) "." }
+        }
         h2 { "Reports" }
+        p { (view.total_reports) " report" @if view.total_reports != 1 { "s" } ", newest first." }
+        (pager(domain, n, page_count(view.total_reports)))
         @if reports.is_empty() {
             p { "No report is kept in full any more; the monthly summaries below remain." }
         } @else {
@@ -60,6 +111,7 @@ pub(crate) fn page(view: &DomainView) -> Html {
                     }
                 }
             } }
+            (pager(domain, n, page_count(view.total_reports)))
         }
         @if !view.summaries.is_empty() {
             h2 { "Monthly summaries" }
@@ -88,4 +140,29 @@ pub(crate) fn page(view: &DomainView) -> Html {
     ));
     html.robots = robots_header(&indexing);
     html
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn page_numbers_from_the_query() {
+        assert_eq!(page_number(None), Some(1));
+        assert_eq!(page_number(Some("")), Some(1));
+        assert_eq!(page_number(Some("page=3")), Some(3));
+        for bad in [
+            "page=0",
+            "page=x",
+            "page=-1",
+            "other=1",
+            "page=1&page=2",
+            "page",
+        ] {
+            assert_eq!(page_number(Some(bad)), None, "{bad}");
+        }
+        assert_eq!(page_count(0), 1);
+        assert_eq!(page_count(100), 1);
+        assert_eq!(page_count(101), 2);
+    }
 }
