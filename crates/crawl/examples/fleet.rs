@@ -164,6 +164,8 @@ async fn main() {
         let child = Command::new(jittybot())
             .args([
                 "crawl",
+                "--info-url",
+                "http://jittybot.test/bot",
                 "--db",
                 &db,
                 "--pace",

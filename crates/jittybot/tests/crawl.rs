@@ -3,6 +3,8 @@
 
 mod common;
 
+use common::INFO_URL;
+
 use std::collections::HashMap;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -29,6 +31,8 @@ fn reach(web: &MultiWeb, dir: &Path, hosts: &[(&str, usize)]) -> Vec<String> {
 fn crawl_args(dir: &Path, db: &str, extra: &[&str]) -> Vec<String> {
     let mut args: Vec<String> = vec![
         "crawl".into(),
+        "--info-url".into(),
+        INFO_URL.into(),
         "--db".into(),
         db.into(),
         "--warc-dir".into(),
@@ -336,5 +340,59 @@ async fn ctrl_c_stops_cleanly_and_the_next_run_resumes() {
         counts.values().all(|n| *n == 1),
         "{:?}",
         counts.iter().filter(|(_, n)| **n > 1).collect::<Vec<_>>()
+    );
+}
+
+/// A crawler must say where site owners read about it: without `--info-url` or `--public-url`
+/// nothing is requested; with `--public-url` the User-Agent points to that service's `/bot`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crawl_names_the_page_about_it_or_does_not_start() {
+    let web = MultiWeb::start(1).await;
+    web.site("who.test")
+        .path("/robots.txt")
+        .respond(Reply::robots_txt("User-agent: *\nAllow: /\n"));
+    web.site("who.test").path("/").respond(
+        Reply::ok()
+            .header("Content-Type", "text/html")
+            .body("<p>who</p>"),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("crawl.sqlite").display().to_string();
+    let mut args: Vec<String> = ["crawl", "--db", &db, "--warc-dir"]
+        .map(String::from)
+        .to_vec();
+    args.push(dir.path().join("warc").display().to_string());
+    args.extend(reach(&web, dir.path(), &[("who.test", 0)]));
+    args.push(web.http_url("who.test", "/"));
+    let refused = tokio::task::spawn_blocking({
+        let args = args.clone();
+        move || jittybot(&args, None)
+    })
+    .await
+    .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    let message = String::from_utf8_lossy(&refused.stderr).into_owned();
+    assert!(
+        message.contains("--info-url URL") && message.contains("--public-url URL"),
+        "{message}"
+    );
+    assert!(web.requests().is_empty(), "nothing requested");
+    args.extend([
+        "--public-url".into(),
+        "https://robotstxtparser.test/".into(),
+    ]);
+    let out = tokio::task::spawn_blocking(move || jittybot(&args, None))
+        .await
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let robots = web.requests_to("who.test", "/robots.txt");
+    let agent = robots[0].header("user-agent").unwrap_or_default();
+    assert!(
+        agent.contains("+https://robotstxtparser.test/bot)"),
+        "{agent}"
     );
 }

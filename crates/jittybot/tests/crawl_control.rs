@@ -6,6 +6,8 @@
 
 mod common;
 
+use common::INFO_URL;
+
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -95,9 +97,17 @@ async fn levers_pulled_on_a_running_crawl_are_obeyed_within_five_seconds() {
     web.generate(web_of(400));
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("crawl.sqlite").display().to_string();
-    let mut args: Vec<String> = ["crawl", "--db", &db, "--pace", "100ms"]
-        .map(String::from)
-        .to_vec();
+    let mut args: Vec<String> = [
+        "crawl",
+        "--info-url",
+        INFO_URL,
+        "--db",
+        &db,
+        "--pace",
+        "100ms",
+    ]
+    .map(String::from)
+    .to_vec();
     args.extend(reach(&web, dir.path()));
     let log_file = dir.path().join("crawl.log");
     let mut crawl = Command::new(env!("CARGO_BIN_EXE_jittybot"))
@@ -220,9 +230,18 @@ async fn levers_kept_in_a_file_hold_from_the_first_request_and_a_run_ends_with_e
         format!("# complaints\npace {PACED} 400ms\nexclude {EXCLUDED}  # asked by its owner\n"),
     )
     .unwrap();
-    let mut args: Vec<String> = ["crawl", "--db", &db, "--pace", "20ms", "--control"]
-        .map(String::from)
-        .to_vec();
+    let mut args: Vec<String> = [
+        "crawl",
+        "--info-url",
+        INFO_URL,
+        "--db",
+        &db,
+        "--pace",
+        "20ms",
+        "--control",
+    ]
+    .map(String::from)
+    .to_vec();
     args.push(control_file.display().to_string());
     args.extend(reach(&web, dir.path()));
     let out = tokio::task::spawn_blocking(move || {
@@ -261,6 +280,8 @@ async fn levers_kept_in_a_file_hold_from_the_first_request_and_a_run_ends_with_e
     let bad = jittybot(
         &[
             "crawl",
+            "--info-url",
+            INFO_URL,
             "--db",
             &db,
             "--control",

@@ -4,6 +4,8 @@
 
 mod common;
 
+use common::INFO_URL;
+
 use common::{jittybot, stderr};
 use testweb::{MultiWeb, Reply};
 
@@ -50,6 +52,8 @@ async fn only_the_listed_sites_are_rendered() {
     let db = dir.path().join("crawl.sqlite").display().to_string();
     let args: Vec<String> = [
         "crawl",
+        "--info-url",
+        INFO_URL,
         "--db",
         &db,
         "--warc-dir",

@@ -4,6 +4,8 @@
 
 mod common;
 
+use common::INFO_URL;
+
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -148,7 +150,15 @@ async fn the_request_counter_equals_what_the_servers_saw_per_kind() {
     std::fs::write(dir.path().join("ca.pem"), web.certificate_pem()).unwrap();
     let metrics = free_port();
     let mut crawl = Command::new(env!("CARGO_BIN_EXE_jittybot"))
-        .args(["crawl", "--pace", "50ms", "--backoff-base", "3s"])
+        .args([
+            "crawl",
+            "--info-url",
+            INFO_URL,
+            "--pace",
+            "50ms",
+            "--backoff-base",
+            "3s",
+        ])
         .args(["--max-attempts", "100", "--allow-private-addresses"])
         .args(["--follow-links", "always"])
         .arg("--metrics-listen")

@@ -3,6 +3,8 @@
 
 mod common;
 
+use common::INFO_URL;
+
 use std::collections::HashMap;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -44,6 +46,8 @@ async fn two_processes_share_a_crawl_and_one_takes_over_when_the_other_dies() {
     let args = |warc: &str| {
         let mut a: Vec<String> = [
             "crawl",
+            "--info-url",
+            INFO_URL,
             "--db",
             url,
             "--warc-dir",
@@ -182,6 +186,8 @@ async fn a_process_that_joins_waits_for_the_work_another_holds_then_both_exit_0(
         Command::new(env!("CARGO_BIN_EXE_jittybot"))
             .args([
                 "crawl",
+                "--info-url",
+                INFO_URL,
                 "--db",
                 url,
                 "--pace",

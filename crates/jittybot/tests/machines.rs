@@ -7,6 +7,8 @@
 
 mod common;
 
+use common::INFO_URL;
+
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::Path;
@@ -157,6 +159,8 @@ async fn two_machines_without_hostname_share_a_crawl_without_taking_each_others_
     let args = |name: &str, seeds: bool| {
         let mut a: Vec<String> = vec![
             "crawl".into(),
+            "--info-url".into(),
+            INFO_URL.into(),
             "--db".into(),
             url.clone(),
             "--pace".into(),

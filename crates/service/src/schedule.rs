@@ -284,7 +284,9 @@ impl Scheduler {
         // only from a site that answered (never after a refusal, a challenge, a 429 or an
         // error).
         if let Ok(analyzed) = &result {
-            self.service.icon_after_analysis(&due.url, analyzed).await?;
+            if let Err(error) = self.service.icon_after_analysis(&due.url, analyzed).await {
+                tracing::warn!(url = %due.url, error = %error, "icon not stored");
+            }
         }
         store.release_site(&due.site, &self.holder).await?;
         store.set_last_check(clock.now()).await?;

@@ -94,8 +94,12 @@ impl Service {
                 let analysis = &analyzed.analysis;
                 tracing::info!(id = %job.report, score = analysis.score, "report stored");
                 store.finish_report(&job.report, analysis).await?;
-                // The site's icon from what this analysis read, as after a scheduled check.
-                self.icon_after_analysis(&job.url, &analyzed).await
+                // The site's icon from what this analysis read, as after a scheduled check;
+                // a failure to store it does not undo the report.
+                if let Err(error) = self.icon_after_analysis(&job.url, &analyzed).await {
+                    tracing::warn!(id = %job.report, error = %error, "icon not stored");
+                }
+                Ok(())
             }
             Err(error) => {
                 tracing::info!(id = %job.report, error = %error, "analysis failed");

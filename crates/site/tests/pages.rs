@@ -381,3 +381,47 @@ async fn the_stats_page_counts_grades_crawlers_findings_and_months() {
     assert!(body.contains("AI crawlers most often blocked"));
     assert!(body.contains("100 %"), "both months block an AI crawler");
 }
+
+#[tokio::test]
+async fn the_domain_page_lists_every_report_page_by_page_and_the_next_check() {
+    let data = store().await;
+    let page = "https://many.test/";
+    let base = scored(page, 70, "2026-01-01T00:00:00Z");
+    let mut ids = Vec::new();
+    // One more than the API lists, so the oldest is only on the pages.
+    for n in 0..501i64 {
+        let mut report = base.clone();
+        report.analysed_at = at("2026-01-01T00:00:00Z")
+            .checked_add(jiff::SignedDuration::from_mins(n))
+            .unwrap();
+        ids.push(data.insert(&report).await);
+    }
+    let app = app(&data);
+    let first = get(&app, "/score/many.test").await;
+    assert_eq!(first.status(), 200);
+    assert!(
+        first.body.contains("501 reports, newest first."),
+        "{}",
+        first.body
+    );
+    assert!(first.body.contains("Page 1 of 6"));
+    assert!(first.body.contains(r#"href="/score/many.test?page=2""#));
+    assert!(
+        first.body.contains(ids[500].as_str()),
+        "the newest on page 1"
+    );
+    assert!(!first.body.contains(ids[0].as_str()));
+    assert!(first.body.contains("Next scheduled check"));
+    let last = get(&app, "/score/many.test?page=6").await;
+    assert_eq!(last.status(), 200);
+    assert!(
+        last.body.contains(ids[0].as_str()),
+        "the oldest on the last page"
+    );
+    assert!(last.body.contains("Page 6 of 6"));
+    assert!(last.body.contains(r#"href="/score/many.test?page=5""#));
+    for missing in ["?page=7", "?page=0", "?page=x", "?p=1"] {
+        let answer = get(&app, &format!("/score/many.test{missing}")).await;
+        assert_eq!(answer.status(), 404, "{missing}");
+    }
+}

@@ -16,11 +16,15 @@ use crawl::site::Site;
 use crawl::store::Store;
 use db::DbTarget;
 use fetch::ResolvePin;
+use url::Url;
 
 use super::NetworkArgs;
 
-/// The page site owners read about JittyBot.
-pub const DEFAULT_INFO_URL: &str = "https://jittybot.example/bot";
+/// Why `crawl` will not start: its User-Agent would name no page about it (there is no
+/// default: a placeholder on a reserved domain names a page no one can read).
+const NO_INFO_URL: &str = "a crawler must say where site owners can read about it: give \
+    --info-url URL (the page about this crawler, sent in its User-Agent) or --public-url URL \
+    (the service whose /bot page describes it)";
 
 /// Arguments of `jittybot crawl`.
 #[derive(Debug, clap::Args)]
@@ -67,9 +71,14 @@ pub struct Args {
     /// A hosts(5) file (`ADDR NAME...`) pinning names to addresses on every port.
     #[arg(long, value_name = "FILE")]
     hosts: Option<PathBuf>,
-    /// The page about JittyBot its User-Agent points to.
-    #[arg(long, default_value = DEFAULT_INFO_URL)]
-    info_url: String,
+    /// The page about this crawler its User-Agent points to (required unless --public-url
+    /// is given).
+    #[arg(long, value_name = "URL")]
+    info_url: Option<Url>,
+    /// The public address of the service running this crawler: its `/bot` page is the info
+    /// URL when --info-url is not given.
+    #[arg(long, value_name = "URL")]
+    public_url: Option<Url>,
     /// How long a process holds an origin without renewing (a dead process's origins pass
     /// to the others after it).
     #[arg(long, default_value = "30s", value_parser = parse_duration)]
@@ -169,6 +178,18 @@ fn interactive(args: &Args) -> anyhow::Result<Interactive> {
     Ok(mode)
 }
 
+/// The page the User-Agent points to: `--info-url`, else `<--public-url>/bot`; neither is
+/// refused, as a crawler must say where to read about it.
+fn info_url(args: &Args) -> anyhow::Result<Url> {
+    if let Some(url) = &args.info_url {
+        return Ok(url.clone());
+    }
+    let Some(public) = &args.public_url else {
+        anyhow::bail!(NO_INFO_URL);
+    };
+    Ok(Url::parse(&service::paths::absolute(public, "/bot"))?)
+}
+
 /// Run `jittybot crawl`.
 pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.hosts {
@@ -183,7 +204,8 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     let seeds = seeds(&args)?;
     let config = config(&args)?;
     let target: DbTarget = args.db.parse()?;
-    let mut fetch_config = args.network.fetch_config("JittyBot", &args.info_url)?;
+    let info_url = info_url(&args)?;
+    let mut fetch_config = args.network.fetch_config("JittyBot", info_url.as_str())?;
     // One request in flight per origin: HTTP/1.1 keep-alive serves that at less CPU than
     // HTTP/2 (see `FetchConfig::offer_http2`).
     fetch_config.offer_http2 = false;

@@ -50,6 +50,10 @@ pub struct Args {
     /// info URL); the listen address by default.
     #[arg(long, value_name = "URL")]
     public_url: Option<Url>,
+    /// The page about the bot its User-Agent points to; the service's own `/bot` page by
+    /// default.
+    #[arg(long, value_name = "URL")]
+    info_url: Option<Url>,
     /// Do not run the schedule in this process (people's analyses still run).
     #[arg(long)]
     no_scheduler: bool,
@@ -136,7 +140,10 @@ async fn serve(args: Args) -> anyhow::Result<()> {
         Some(url) => url,
         None => Url::parse(&format!("http://{local}/"))?,
     };
-    let info_url = format!("{}/bot", public_url.as_str().trim_end_matches('/'));
+    let info_url = match &args.info_url {
+        Some(url) => url.to_string(),
+        None => service::paths::absolute(&public_url, "/bot"),
+    };
     let fetcher = args.network.fetcher(BOT_TOKEN, &info_url)?;
     let limits = audit::Limits {
         analysis_budget: args.network.timeout(),

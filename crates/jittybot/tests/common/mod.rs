@@ -70,6 +70,10 @@ pub fn jittybot_with_env<S: AsRef<OsStr>>(
     }
 }
 
+/// The page about the crawler its User-Agent points to in the tests (`crawl` starts only
+/// with one).
+pub const INFO_URL: &str = "http://jittybot.test/bot";
+
 /// The longest any one command of these tests may run: a command that hangs fails its test
 /// with this message instead of hanging the whole suite.
 pub const COMMAND_DEADLINE: Duration = Duration::from_secs(180);
