@@ -242,3 +242,37 @@ async fn an_unreadable_robots_txt_keeps_the_bot_off_so_nothing_is_published() {
         "no robots.txt (4xx): no rules, indexable"
     );
 }
+
+/// Each URL is judged by its newest report, as the sitemap judges it: an older indexable
+/// report does not keep the domain page indexable, and an older noindex one does not keep
+/// it out.
+#[tokio::test]
+async fn a_domain_page_is_judged_by_each_urls_newest_report() {
+    let data = store().await;
+    let page = "https://site.test/a";
+    data.insert(&analysis(page, PLAIN, &[], &[], "2026-10-01T10:00:00Z"))
+        .await;
+    data.insert(&analysis(
+        page,
+        PLAIN,
+        &["noindex"],
+        &[],
+        "2026-11-01T10:00:00Z",
+    ))
+    .await;
+    let app = app(&data);
+    let domain = get(&app, "/score/site.test").await;
+    assert_eq!(
+        domain.headers("x-robots-tag"),
+        vec!["noindex"],
+        "newest asks noindex"
+    );
+    data.insert(&analysis(page, PLAIN, &[], &[], "2026-11-02T10:00:00Z"))
+        .await;
+    let domain = get(&app, "/score/site.test").await;
+    assert!(
+        domain.headers("x-robots-tag").is_empty(),
+        "newest is indexable again"
+    );
+    assert!(!domain.body.contains(r#"content="noindex""#));
+}
