@@ -134,7 +134,18 @@ async fn serve_queues_runs_and_answers_analyses_then_stops_gracefully() {
     .unwrap();
     assert_eq!(report["state"], "done", "{report}");
     assert_eq!(report["report"]["robots"]["status"], 200);
+    // The icon is looked for after a person's analysis too, from what the analysis read:
+    // /favicon.ico (the home page declares none), with no second robots.txt or home page.
+    let started = Instant::now();
+    while web.requests_to("site.test", "/favicon.ico").is_empty() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "no icon search"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     assert_eq!(web.requests_to("site.test", "/robots.txt").len(), 1);
+    assert_eq!(web.requests_to("site.test", "/").len(), 1);
     // The pages are served by the same server, from the same store.
     let page = format!("/score/site.test/{}", report["id"].as_str().unwrap());
     let pages = tokio::task::spawn_blocking({
