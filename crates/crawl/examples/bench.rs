@@ -12,6 +12,11 @@
 //! `--http` serves plain HTTP only (every host refuses TLS handshakes): the crawler tries
 //! HTTPS once per host, marks it "no HTTPS" and goes on over HTTP, as the `spider`
 //! comparison (plain HTTP against nginx) did. HTTPS is the default.
+//!
+//! `--shape sitemaps` crawls another web: 200 sites behind 20 addresses (10 sites per
+//! origin), each with a robots.txt naming its `sitemap.xml` of 50 pages (20–60 KB, links not
+//! followed: the sitemaps list everything), 10,000 pages in all. `--shape links` (the
+//! default) is the web above.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -24,35 +29,128 @@ use crawl::origins::OriginName;
 use crawl::store::{Store, UrlKind, PRIORITY_LINKED};
 use db::DbTarget;
 use fetch::{FetchConfig, Fetcher, ResolvePin};
-use testweb::{linked_pages, LinkedPages, MultiWeb};
+use testweb::{linked_pages, LinkedPages, MultiWeb, Reply};
 
 /// The allocator the `jittybot` binary uses (see its `main.rs`): measured as users run it.
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
-const ORIGINS: usize = 50;
-const HOSTS_PER_ORIGIN: usize = 20;
-const PAGES_PER_HOST: u32 = 1_000;
-
-fn host(i: usize) -> String {
-    format!("h{i}.bench.test")
+/// The web crawled.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// 1,000 hosts of one site behind 50 addresses, pages found by their links.
+    Links,
+    /// 200 sites behind 20 addresses, each with robots.txt and a sitemap of 50 pages.
+    Sitemaps,
 }
 
-/// The child: serve the test web, print the port and CA, run until stdin closes.
-async fn serve(plain_http: bool) {
-    let web = MultiWeb::start(ORIGINS).await;
-    web.set_logging(false);
-    web.generate(linked_pages(LinkedPages {
-        host_suffix: ".bench.test".into(),
-        pages: PAGES_PER_HOST,
+impl Shape {
+    fn origins(self) -> usize {
+        match self {
+            Shape::Links => 50,
+            Shape::Sitemaps => 20,
+        }
+    }
+
+    fn hosts_per_origin(self) -> usize {
+        match self {
+            Shape::Links => 20,
+            Shape::Sitemaps => 10,
+        }
+    }
+
+    fn pages_per_host(self) -> u32 {
+        match self {
+            Shape::Links => 1_000,
+            Shape::Sitemaps => 50,
+        }
+    }
+
+    fn hosts(self) -> usize {
+        self.origins() * self.hosts_per_origin()
+    }
+
+    /// Host `i`: hosts of one site in the link shape, one site each in the sitemap shape.
+    fn host(self, i: usize) -> String {
+        match self {
+            Shape::Links => format!("h{i}.bench.test"),
+            Shape::Sitemaps => format!("s{i}-bench.test"),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Shape::Links => "links",
+            Shape::Sitemaps => "sitemaps",
+        }
+    }
+}
+
+/// The sitemap shape's answers: robots.txt naming `/sitemap.xml`, the sitemap listing the
+/// host's pages, and the pages of [`linked_pages`].
+fn sitemapped(
+    shape: Shape,
+    scheme: &'static str,
+    port: u16,
+) -> impl Fn(&str, &str) -> Option<Reply> + Send + Sync + 'static {
+    let pages = linked_pages(LinkedPages {
+        host_suffix: "-bench.test".into(),
+        pages: shape.pages_per_host(),
         page_bytes: 20_000,
         size_spread: 40_000,
         links_per_page: 30,
-    }));
-    let names: Vec<String> = (0..ORIGINS * HOSTS_PER_ORIGIN).map(host).collect();
+    });
+    move |host, path| {
+        if !host.ends_with("-bench.test") {
+            return None;
+        }
+        match path {
+            "/robots.txt" => Some(Reply::robots_txt(&format!(
+                "User-agent: *\nAllow: /\nSitemap: {scheme}://{host}:{port}/sitemap.xml\n"
+            ))),
+            "/sitemap.xml" => {
+                let urls: String = (0..shape.pages_per_host())
+                    .map(|p| format!("<url><loc>{scheme}://{host}:{port}/p{p}.html</loc></url>"))
+                    .collect();
+                Some(
+                    Reply::ok()
+                        .header("Content-Type", "application/xml")
+                        .body(format!("<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">{urls}</urlset>")),
+                )
+            }
+            _ => pages(host, path),
+        }
+    }
+}
+
+/// The child: serve the test web, print the port and CA, run until stdin closes.
+async fn serve(plain_http: bool, shape: Shape) {
+    let web = MultiWeb::start(shape.origins()).await;
+    // The sitemap shape's log tells the longest silence of an address (10,000 entries).
+    web.set_logging(shape == Shape::Sitemaps);
+    match shape {
+        Shape::Links => web.generate(linked_pages(LinkedPages {
+            host_suffix: ".bench.test".into(),
+            pages: shape.pages_per_host(),
+            page_bytes: 20_000,
+            size_spread: 40_000,
+            links_per_page: 30,
+        })),
+        Shape::Sitemaps => web.generate(sitemapped(
+            shape,
+            if plain_http { "http" } else { "https" },
+            web.port(),
+        )),
+    }
+    let names: Vec<String> = (0..shape.hosts()).map(|i| shape.host(i)).collect();
     if plain_http {
         for name in &names {
-            web.without_https(name);
+            // The sitemap shape: nothing listens for HTTPS (connections reset, which a client
+            // may take for a transient failure); the link shape: TLS handshakes refused.
+            match shape {
+                Shape::Links => web.without_https(name),
+                Shape::Sitemaps => web.reset_https(name),
+            }
         }
     } else {
         web.prepare_certificates(&names.iter().map(String::as_str).collect::<Vec<_>>());
@@ -68,6 +166,29 @@ async fn serve(plain_http: bool) {
         let _ = std::io::stdin().read_line(&mut s);
     })
     .await;
+    if shape == Shape::Sitemaps {
+        // Between an address's first and last request its work was due (the pace is 0).
+        let mut by_address: std::collections::HashMap<_, Vec<tokio::time::Instant>> =
+            std::collections::HashMap::new();
+        for r in web.requests() {
+            by_address
+                .entry(r.local.map(|a| a.ip()))
+                .or_default()
+                .push(r.at);
+        }
+        let longest = by_address
+            .values_mut()
+            .filter_map(|times| {
+                times.sort();
+                times.windows(2).map(|w| w[1] - w[0]).max()
+            })
+            .max()
+            .unwrap_or_default();
+        eprintln!(
+            "longest silence  {:.0} ms (of any address, between its first and last request)",
+            longest.as_secs_f64() * 1000.0
+        );
+    }
 }
 
 /// User and system CPU seconds of this process (utime, stime from /proc, Linux): the system
@@ -98,17 +219,22 @@ fn peak_rss_mb() -> f64 {
 async fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let plain_http = args.iter().any(|a| a == "--http");
-    if args.first().map(String::as_str) == Some("serve") {
-        serve(plain_http).await;
-        return;
-    }
-    let pages: u64 = args.iter().find_map(|a| a.parse().ok()).unwrap_or(20_000);
     let flag = |name: &str| {
         args.iter()
             .position(|a| a == name)
             .and_then(|i| args.get(i + 1))
             .cloned()
     };
+    let shape = match flag("--shape").as_deref() {
+        None | Some("links") => Shape::Links,
+        Some("sitemaps") => Shape::Sitemaps,
+        Some(other) => panic!("--shape links|sitemaps, not {other}"),
+    };
+    if args.first().map(String::as_str) == Some("serve") {
+        serve(plain_http, shape).await;
+        return;
+    }
+    let pages: u64 = args.iter().find_map(|a| a.parse().ok()).unwrap_or(20_000);
     let queue: u64 = flag("--queue").and_then(|q| q.parse().ok()).unwrap_or(0);
     let work = tempfile::tempdir().unwrap();
     let target: DbTarget = match flag("--db") {
@@ -119,6 +245,7 @@ async fn main() {
     let mut child = Command::new(std::env::current_exe().unwrap())
         .arg("serve")
         .args(plain_http.then_some("--http"))
+        .args(["--shape", shape.name()])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -136,33 +263,35 @@ async fn main() {
     // As `jittybot crawl` runs (HTTP/1.1 only; see `FetchConfig::offer_http2`).
     config.offer_http2 = false;
     config.extra_root_certificates_pem = vec![ca];
-    config.resolve = (0..ORIGINS * HOSTS_PER_ORIGIN)
+    config.resolve = (0..shape.hosts())
         .map(|i| ResolvePin {
-            host: host(i),
+            host: shape.host(i),
             port: 0,
             addresses: vec![std::net::IpAddr::V4(std::net::Ipv4Addr::new(
                 127,
                 0,
                 0,
-                (i / HOSTS_PER_ORIGIN + 2) as u8,
+                (i / shape.hosts_per_origin() + 2) as u8,
             ))],
         })
         .collect();
     let fetcher = Fetcher::new(config).unwrap();
     let store = Store::open(&target).await.unwrap();
-    let seeds: Vec<NormalUrl> = (0..ORIGINS * HOSTS_PER_ORIGIN)
+    let seeds: Vec<NormalUrl> = (0..shape.hosts())
         .map(|i| {
             let scheme = if plain_http { "http" } else { "https" };
-            NormalUrl::parse(&format!("{scheme}://{}:{port}/p0.html", host(i))).unwrap()
+            NormalUrl::parse(&format!("{scheme}://{}:{port}/p0.html", shape.host(i))).unwrap()
         })
         .collect();
     if queue > 0 {
-        fill(&store, &seeds, port, queue).await;
+        fill(&store, &seeds, port, queue, shape).await;
     }
     let mut c = CrawlConfig::new(work.path().join("warc"));
     c.pacer.pace = Duration::ZERO;
     c.max_pages = Some(pages);
-    c.follow_links = crawl::crawler::FollowLinks::Always;
+    if shape == Shape::Links {
+        c.follow_links = crawl::crawler::FollowLinks::Always;
+    }
     let crawler = Crawler::new(store.clone(), fetcher, c);
     let counters = crawler.counters();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
@@ -229,7 +358,7 @@ const FILL_ROWS_PER_INSERT: usize = 2_000;
 /// Queue `n` URLs of the bench hosts (pages beyond the first ones, claimed after the
 /// crawl's own links), as a bulk load: multi-row `INSERT`s in one transaction (going
 /// through the crawler's upsert host by host took more than 10 minutes for 1,000,000).
-async fn fill(store: &Store, seeds: &[NormalUrl], port: u16, n: u64) {
+async fn fill(store: &Store, seeds: &[NormalUrl], port: u16, n: u64, shape: Shape) {
     let started = Instant::now();
     let hosts = seeds.len() as u64;
     let per_host = n.div_ceil(hosts);
@@ -237,7 +366,8 @@ async fn fill(store: &Store, seeds: &[NormalUrl], port: u16, n: u64) {
     for (i, seed) in seeds.iter().enumerate() {
         let site = crawl::site::Site::of(seed);
         let site_id = store.ensure_site(site.as_str(), true).await.unwrap();
-        let origin = OriginName(host(i / HOSTS_PER_ORIGIN * HOSTS_PER_ORIGIN));
+        let per_origin = shape.hosts_per_origin();
+        let origin = OriginName(shape.host(i / per_origin * per_origin));
         let info = store
             .ensure_host(seed.host(), &origin, site_id)
             .await

@@ -62,7 +62,14 @@ impl MultiWeb {
         let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
         let tasks: Vec<JoinHandle<()>> = listeners
             .into_iter()
-            .map(|l| tokio::spawn(serve_sniffing(l, acceptor.clone(), Arc::clone(&state))))
+            .map(|l| {
+                tokio::spawn(serve_sniffing(
+                    l,
+                    acceptor.clone(),
+                    Arc::clone(&state),
+                    Arc::clone(&certs),
+                ))
+            })
             .collect();
         let web = TestWeb::from_parts(
             state,
@@ -163,6 +170,18 @@ impl MultiWeb {
             .remove(&host.to_ascii_lowercase());
     }
 
+    /// Reset HTTPS connections to `host` before any answer, as a host with nothing
+    /// listening for HTTPS: its connections fail at once (a reset, the form a refused
+    /// connection takes on this web's one port), which a client may take for a transient
+    /// failure, unlike [`MultiWeb::without_https`]'s refused handshake.
+    pub fn reset_https(&self, host: &str) {
+        self.certs
+            .reset_tls
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(host.to_ascii_lowercase());
+    }
+
     /// A site (both schemes), as on [`TestWeb::site`].
     pub fn site(&self, host: &str) -> Site<'_> {
         self.web.site(host)
@@ -245,6 +264,7 @@ async fn serve_sniffing(
     listener: TcpListener,
     tls: tokio_rustls::TlsAcceptor,
     state: Arc<Mutex<State>>,
+    certs: Arc<Certs>,
 ) {
     loop {
         let Ok((tcp, _)) = listener.accept().await else {
@@ -255,10 +275,15 @@ async fn serve_sniffing(
         // request on a reused connection (Nagle's algorithm), which made the crawler benchmark
         // measure the stall, not the crawler.
         let _ = tcp.set_nodelay(true);
-        let (tls, state) = (tls.clone(), Arc::clone(&state));
+        let (tls, state, certs) = (tls.clone(), Arc::clone(&state), Arc::clone(&certs));
         tokio::spawn(async move {
             let mut first = [0u8; 1];
             let is_tls = matches!(tcp.peek(&mut first).await, Ok(1) if first[0] == 0x16);
+            if is_tls && certs.resets(&tcp).await {
+                // Dropped with a zero linger: the client sees a reset.
+                let _ = tcp.set_zero_linger();
+                return;
+            }
             serve_conn(tcp, is_tls.then_some(tls), state).await;
         });
     }
@@ -271,6 +296,38 @@ struct Certs {
     groups: Mutex<HashMap<String, Vec<String>>>,
     made: Mutex<HashMap<Vec<String>, Arc<CertifiedKey>>>,
     no_tls: Mutex<HashSet<String>>,
+    reset_tls: Mutex<HashSet<String>>,
+}
+
+impl Certs {
+    /// Whether the TLS client hello waiting on `tcp` names a host set with
+    /// [`MultiWeb::reset_https`] (its server name is read from the bytes as sent).
+    async fn resets(&self, tcp: &tokio::net::TcpStream) -> bool {
+        let names: Vec<String> = self
+            .reset_tls
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .cloned()
+            .collect();
+        if names.is_empty() {
+            return false;
+        }
+        let mut hello = [0u8; 2048];
+        let Ok(n) = tcp.peek(&mut hello).await else {
+            return false;
+        };
+        let hello = &hello[..n];
+        // The server name extension carries the name preceded by its two-byte length.
+        names.iter().any(|name| {
+            let mut needle = u16::try_from(name.len())
+                .unwrap_or(u16::MAX)
+                .to_be_bytes()
+                .to_vec();
+            needle.extend_from_slice(name.as_bytes());
+            hello.windows(needle.len()).any(|w| w == needle.as_slice())
+        })
+    }
 }
 
 impl fmt::Debug for Certs {
@@ -294,6 +351,7 @@ impl Certs {
             groups: Mutex::new(HashMap::new()),
             made: Mutex::new(HashMap::new()),
             no_tls: Mutex::new(HashSet::new()),
+            reset_tls: Mutex::new(HashSet::new()),
         }
     }
 

@@ -13,6 +13,7 @@ mod places;
 mod redirects;
 mod robots_store;
 mod sitemaps;
+mod turns;
 mod unreachable;
 mod worker;
 
@@ -37,6 +38,7 @@ pub use https::{HTTPS_RETRY_AFTER, MAX_HTTPS_FAILURES_REMEMBERED};
 pub use interactive::{chromium_available, Interactive, MAX_BROWSERS};
 pub use robots_store::StoreRobots;
 pub use sitemaps::{MAX_SITEMAP_TRIES, SITEMAP_TURN_WAIT};
+pub use turns::STOP_POLL;
 
 use crate::event::Event;
 use crate::normal::NormalUrl;

@@ -15,12 +15,16 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
-use fetch::{Operation, Outcome as Polite, PoliteRequest, Request, Scope, StoredState, Validators};
+use fetch::{
+    Operation, OriginKey, Outcome as Polite, PoliteRequest, Request, Scope, StoredState, Validators,
+};
 use jiff::Timestamp;
 
 use super::archive::{Archive, Payload};
 use super::committer::Work;
 use super::config::{PAGE_TOKENS, URL_DEADLINE};
+use super::turns::wait_for_turn;
+use super::worker::{origin_update, requests_of};
 use super::{CrawlError, Ctx};
 use crate::normal::NormalUrl;
 use crate::site::Site;
@@ -39,8 +43,14 @@ pub const SITEMAP_TURN_WAIT: Duration = Duration::from_secs(60);
 /// may pass: 3.
 pub const MAX_SITEMAP_TRIES: u32 = 3;
 
-/// Read `seed`'s site's sitemaps and queue their URLs.
-pub(crate) async fn read_site(ctx: Arc<Ctx>, seed: NormalUrl) -> Result<(), CrawlError> {
+/// Read `seed`'s site's sitemaps and queue their URLs, under the lease of origin `key`
+/// (row `origin_id`, whose request count includes theirs). Returns false when the crawl
+/// stopped before they were all read (they are read again).
+pub(crate) async fn read_site(
+    ctx: Arc<Ctx>,
+    seed: NormalUrl,
+    (key, origin_id): (&OriginKey, i64),
+) -> Result<bool, CrawlError> {
     let site = Site::of(&seed);
     let (host, events) = ctx.places.host(&seed, ctx.polite.pacer()).await?;
     ctx.emit_all(events);
@@ -51,14 +61,38 @@ pub(crate) async fn read_site(ctx: Arc<Ctx>, seed: NormalUrl) -> Result<(), Craw
         ttl: SITEMAP_LEASE,
     };
     if !ctx.store.db().try_lease(&lease_name, &lease).await? {
-        return Ok(());
+        return Ok(true);
+    }
+    let complete = read_leased(&ctx, seed, (key, origin_id), &host, &site).await;
+    ctx.store
+        .db()
+        .release_lease(&lease_name, &ctx.holder)
+        .await?;
+    complete
+}
+
+/// [`read_site`] with the site's sitemap lease in hand.
+async fn read_leased(
+    ctx: &Arc<Ctx>,
+    seed: NormalUrl,
+    (key, origin_id): (&OriginKey, i64),
+    host: &crate::store::HostInfo,
+    site: &Site,
+) -> Result<bool, CrawlError> {
+    if !wait_for_turn(ctx, key, SITEMAP_TURN_WAIT).await {
+        return Ok(false);
     }
     let mut start = seed;
     let operation = Operation::within(URL_DEADLINE * 4).with_max_wait(SITEMAP_TURN_WAIT);
     let mut archive = Archive::default();
-    let (mut declared, no_https) = declared_sitemaps(&ctx, &start, &operation, &mut archive).await;
+    let before = ctx.polite.pacer().export(key).unwrap_or_default();
+    let mut requests = 0;
+    let (mut declared, no_https) =
+        declared_sitemaps(ctx, &start, &operation, &mut archive, &mut requests).await;
     if let Some(why) = no_https.filter(|_| start.is_https() && host.https != Some(true)) {
-        // No working HTTPS on this host now: remember it and read over HTTP.
+        // No working HTTPS on this host now: remember it and read over HTTP at once (no sign
+        // of the origin's load).
+        super::worker::forget_no_https_failure(ctx, key, &before);
         ctx.https
             .failed(start.host(), &format!("robots.txt: {why}"));
         if host.https != Some(false) {
@@ -67,13 +101,14 @@ pub(crate) async fn read_site(ctx: Arc<Ctx>, seed: NormalUrl) -> Result<(), Craw
                 .update_host(start.host(), |h| h.https = Some(false));
         }
         start = start.with_scheme(false);
-        declared = declared_sitemaps(&ctx, &start, &operation, &mut archive)
+        declared = declared_sitemaps(ctx, &start, &operation, &mut archive, &mut requests)
             .await
             .0;
     }
     ctx.committer
         .send(Work {
             members: archive.members,
+            origin: Some(origin_update(ctx, key, origin_id, requests, 0)),
             ..Work::default()
         })
         .await?;
@@ -96,18 +131,25 @@ pub(crate) async fn read_site(ctx: Arc<Ctx>, seed: NormalUrl) -> Result<(), Craw
         } else {
             url
         };
-        if files >= MAX_SITEMAP_FILES_PER_SITE
-            || total >= MAX_SITEMAP_URLS_PER_SITE
-            || ctx.stopping()
-        {
+        if files >= MAX_SITEMAP_FILES_PER_SITE || total >= MAX_SITEMAP_URLS_PER_SITE {
             break;
+        }
+        if !wait_for_turn(ctx, key, SITEMAP_TURN_WAIT).await {
+            return Ok(false);
         }
         files += 1;
         let id = ctx
             .store
             .add_sitemap(url.as_str(), host.site_id, depth)
             .await?;
-        let read = read_one(&ctx, &url, (id, host.site_id), &site, &operation).await?;
+        let mut read = read_one(ctx, &url, (id, host.site_id), site, &operation).await?;
+        ctx.committer
+            .send(Work {
+                members: std::mem::take(&mut read.members),
+                origin: Some(origin_update(ctx, key, origin_id, read.requests, 0)),
+                ..Work::default()
+            })
+            .await?;
         if read.retryable {
             let tried = tries.entry(url.as_str().to_string()).or_insert(0);
             *tried += 1;
@@ -128,17 +170,13 @@ pub(crate) async fn read_site(ctx: Arc<Ctx>, seed: NormalUrl) -> Result<(), Craw
         let mut urls = read.urls;
         urls.truncate(room);
         total += urls.len() + read.unchanged_entries;
-        queue(&ctx, urls).await?;
+        queue(ctx, urls).await?;
     }
     ctx.store
         .set_site_sitemaps(host.site_id, total > 0, Timestamp::now(), total as u64)
         .await?;
     ctx.set_site_follow(host.site_id, total == 0);
-    ctx.store
-        .db()
-        .release_lease(&lease_name, &ctx.holder)
-        .await?;
-    Ok(())
+    Ok(true)
 }
 
 /// The `Sitemap:` lines of the site's robots.txt (fetched now, or the stored copy), and
@@ -148,6 +186,7 @@ async fn declared_sitemaps(
     start: &NormalUrl,
     operation: &Operation,
     archive: &mut Archive,
+    requests: &mut u64,
 ) -> (Vec<NormalUrl>, Option<String>) {
     let check = ctx
         .polite
@@ -166,6 +205,7 @@ async fn declared_sitemaps(
                 .filter(|e| super::worker::no_https(e))
                 .map(|e| e.full_message());
             archive.robots_fetch(rf);
+            *requests += rf.exchanges.len() as u64;
             body = rf.robots.is_some().then(|| rf.body.clone());
         }
     }
@@ -199,6 +239,10 @@ struct Read {
     unchanged_entries: usize,
     /// It failed for a reason that may pass (429, 5xx, a retryable network error).
     retryable: bool,
+    /// Its WARC records.
+    members: Vec<Vec<u8>>,
+    /// The requests it took.
+    requests: u64,
 }
 
 async fn read_one(
@@ -307,12 +351,8 @@ async fn read_one(
         Polite::Skipped { reason, .. } => error = Some(format!("not fetched: {reason:?}")),
         Polite::Failed(e) => error = Some(e.full_message()),
     }
-    ctx.committer
-        .send(Work {
-            members: archive.members,
-            ..Work::default()
-        })
-        .await?;
+    read.members = archive.members;
+    read.requests = requests_of(&response.trail);
     ctx.store
         .sitemap_read(
             id,

@@ -172,15 +172,9 @@ async fn process(
     };
     if ctx.levers.holds(https_form.host()) {
         // Its site was excluded after the claim: back to the queue, untouched.
-        let back = Outcome {
-            id: url.id,
-            state: Some(UrlState::Queued),
-            attempts: url.attempts,
-            ..Outcome::default()
-        };
         ctx.committer
             .send(Work {
-                outcome: Some(back),
+                outcome: Some(requeued(&url)),
                 ..Work::default()
             })
             .await?;
@@ -203,7 +197,16 @@ async fn process(
         if start.is_https() && host.https == Some(false) {
             super::https::retrying(ctx, &start).await?;
         }
-        super::sitemaps::read_site(Arc::clone(ctx), start).await?;
+        if !super::sitemaps::read_site(Arc::clone(ctx), start, (key, origin_id)).await? {
+            // Stopping: read again by the next run, from the start.
+            ctx.committer
+                .send(Work {
+                    outcome: Some(requeued(&url)),
+                    ..Work::default()
+                })
+                .await?;
+            return Ok(Flow::Yield);
+        }
         let done = Outcome {
             id: url.id,
             state: Some(UrlState::Fetched),
@@ -217,6 +220,16 @@ async fn process(
             })
             .await?;
         return Ok(Flow::Reclaim);
+    }
+    if !super::turns::wait_for_turn(ctx, key, MAX_TURN_WAIT).await {
+        // Stopping: the URL goes back to the queue unsent.
+        ctx.committer
+            .send(Work {
+                outcome: Some(requeued(&url)),
+                ..Work::default()
+            })
+            .await?;
+        return Ok(Flow::Yield);
     }
     let before = ctx.polite.pacer().export(key).unwrap_or_default();
     let mut https = ctx.https.try_https(https_form.host(), host.https);
@@ -243,6 +256,8 @@ async fn process(
             // No working HTTPS on this host now: remember it, and use HTTP at once (not an
             // attempt). HTTPS is tried again in a later run, or after a day.
             ctx.https.failed(https_form.host(), &why);
+            // Nor is it a sign of the origin's load.
+            forget_no_https_failure(ctx, key, &before);
             if host.https != Some(false) {
                 ctx.store.set_host_https(host.host_id, false).await?;
                 ctx.places
@@ -290,6 +305,25 @@ fn https_failure(response: &fetch::PoliteResponse) -> Option<String> {
     }
 }
 
+/// Undo the back-off a first HTTPS attempt set when it showed that the host has no HTTPS
+/// (a refused or reset connection, a failed handshake): that says nothing about the load of
+/// the origin, whose other sites would otherwise wait out a back-off (30 s by default) for
+/// each host tried, and the host's own HTTP requests with them. The pace from the attempt's
+/// start stands.
+pub(crate) fn forget_no_https_failure(ctx: &Ctx, key: &OriginKey, before: &OriginSnapshot) {
+    let pacer = ctx.polite.pacer();
+    let Some(mut after) = pacer.export(key) else {
+        return;
+    };
+    if after.failures <= before.failures && after.paused == before.paused {
+        return;
+    }
+    after.failures = before.failures;
+    after.not_before = before.not_before;
+    after.paused = before.paused;
+    pacer.import(key, &after);
+}
+
 pub(crate) fn no_https(e: &FetchError) -> bool {
     matches!(
         e.kind(),
@@ -334,6 +368,16 @@ async fn fetch(ctx: &Arc<Ctx>, url: &ClaimedUrl, target: &NormalUrl) -> fetch::P
     };
     let operation = Operation::within(URL_DEADLINE).with_max_wait(MAX_TURN_WAIT);
     ctx.polite.fetch(polite_request, &operation).await
+}
+
+/// A claimed URL back in the queue, untouched (not an attempt).
+fn requeued(url: &ClaimedUrl) -> Outcome {
+    Outcome {
+        id: url.id,
+        state: Some(UrlState::Queued),
+        attempts: url.attempts,
+        ..Outcome::default()
+    }
 }
 
 fn skipped(url: &ClaimedUrl, state: UrlState, reason: String) -> Outcome {
@@ -521,17 +565,11 @@ async fn skip(
     reason: SkipReason,
     robots_fetched: bool,
 ) -> Result<(Outcome, Flow), CrawlError> {
-    let back = |url: &ClaimedUrl| Outcome {
-        id: url.id,
-        state: Some(UrlState::Queued),
-        attempts: url.attempts,
-        ..Outcome::default()
-    };
     let (outcome, flow, label) = match reason {
         SkipReason::Pacing(PaceSkip::NotBefore { .. } | PaceSkip::Paused { .. })
         | SkipReason::Pacing(_) => {
             // Not an attempt: the URL waits for its origin's turn.
-            return Ok((back(url), Flow::Yield));
+            return Ok((requeued(url), Flow::Yield));
         }
         SkipReason::Disallowed {
             robots_url,
