@@ -2,6 +2,7 @@
 //! (chromiumoxide), unable to reach the network by itself.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use chromiumoxide::browser::{Browser, BrowserConfig};
@@ -71,6 +72,14 @@ pub fn browser_flags() -> Vec<(&'static str, Option<&'static str>)> {
     ]
 }
 
+/// Browsers launched by this process so far.
+static LAUNCHES: AtomicUsize = AtomicUsize::new(0);
+
+/// How many browsers this process has launched (started or not), for tests and benchmarks.
+pub fn launches() -> usize {
+    LAUNCHES.load(Ordering::Relaxed)
+}
+
 /// A running browser with its own fresh profile directory (removed when it closes).
 pub struct Renderer {
     pub(crate) browser: Browser,
@@ -111,6 +120,7 @@ impl Renderer {
             };
         }
         let config = builder.build().map_err(RenderError::Config)?;
+        LAUNCHES.fetch_add(1, Ordering::Relaxed);
         let (browser, mut handler) = Browser::launch(config)
             .await
             .map_err(|e| RenderError::Launch(e.to_string()))?;

@@ -37,9 +37,11 @@ mod conn;
 mod generate;
 mod multi;
 mod reply;
+mod script;
 mod server;
 
 pub use generate::{linked_pages, LinkedPages};
 pub use multi::{MultiWeb, MAX_ADDRESSES};
 pub use reply::{Action, Reply};
+pub use script::{script_links, script_pages, ScriptPages};
 pub use server::{RecordedRequest, Route, Site, TestWeb, CERTIFICATE_NAMES};
