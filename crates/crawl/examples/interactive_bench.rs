@@ -56,13 +56,14 @@ fn tree_cpu() -> f64 {
         parent.insert(pid.clone(), f.get(1).cloned().unwrap_or_default());
         ticks.insert(pid, n(11) + n(12) + n(13) + n(14));
     }
-    let descends = |mut pid: &String| {
+    let descends = |start: &str| {
+        let mut pid = start.to_string();
         for _ in 0..64 {
-            if *pid == me {
+            if pid == me {
                 return true;
             }
-            match parent.get(pid) {
-                Some(p) => pid = p,
+            match parent.get(&pid) {
+                Some(p) => pid = p.clone(),
                 None => return false,
             }
         }
@@ -70,7 +71,7 @@ fn tree_cpu() -> f64 {
     };
     ticks
         .iter()
-        .filter(|(pid, _)| descends(pid))
+        .filter(|(pid, _)| descends(pid.as_str()))
         .map(|(_, t)| t)
         .sum::<f64>()
         / 100.0
@@ -180,5 +181,7 @@ async fn main() {
         cpu * 1000.0 / rendered.max(1) as f64
     );
     println!("browsers started {launches}");
-    println!("links by script  {missing} not followed, {twice} requested twice (of rendered pages)");
+    println!(
+        "links by script  {missing} not followed, {twice} requested twice (of rendered pages)"
+    );
 }

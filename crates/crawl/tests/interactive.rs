@@ -11,9 +11,12 @@ use common::*;
 use crawl::crawler::Interactive;
 use db::testing::TestDb;
 use db::Backend;
-use testweb::{MultiWeb, RecordedRequest, Reply};
+use testweb::{script_links, script_pages, MultiWeb, RecordedRequest, Reply, ScriptPages};
 
 const PACE: Duration = Duration::from_millis(200);
+
+/// The tests of this file count browser launches: one at a time.
+static BROWSER_TESTS: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 fn js(body: &str) -> Reply {
     Reply::ok()
@@ -101,6 +104,7 @@ async fn an_interactive_crawl_requests_only_what_the_rules_allow() {
         eprintln!("SKIPPED: no Chromium installed (set JITTYBOT_CHROMIUM or install chromium)");
         return;
     }
+    let _one = BROWSER_TESTS.lock().await;
     let web = MultiWeb::start(2).await;
     shop(&web);
     let db = TestDb::new(Backend::Sqlite).await;
@@ -194,5 +198,76 @@ async fn an_interactive_crawl_requests_only_what_the_rules_allow() {
             .iter()
             .any(|(k, u)| k == "response" && u == &cdn_robots),
         "the third party's robots.txt fetch is archived"
+    );
+}
+
+/// Sites of script pages whose links only a running script finds: every link built by
+/// script is requested once, each origin keeps its pace across the pages' sub-requests and
+/// the crawler's own, and the crawl starts no more browsers than its pool has slots.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_link_built_by_script_is_followed_with_few_browsers() {
+    if render::find_chromium().is_none() {
+        eprintln!("SKIPPED: no Chromium installed (set JITTYBOT_CHROMIUM or install chromium)");
+        return;
+    }
+    let _one = BROWSER_TESTS.lock().await;
+    const SITES: usize = 4;
+    const PAGES: u32 = 12;
+    let pace = Duration::from_millis(100);
+    let web = MultiWeb::start(SITES).await;
+    web.generate(script_pages(ScriptPages {
+        host_suffix: ".web.test".into(),
+        pages: PAGES,
+    }));
+    let hosts: Vec<String> = (0..SITES).map(|i| format!("s{i}.web.test")).collect();
+    let pins: Vec<(&str, usize)> = hosts
+        .iter()
+        .enumerate()
+        .map(|(i, h)| (h.as_str(), i))
+        .collect();
+    let db = TestDb::new(Backend::Sqlite).await;
+    let warc = tempfile::tempdir().unwrap();
+    let mut config = config(warc.path());
+    config.pacer.pace = pace;
+    config.interactive = Interactive::All;
+    let seeds: Vec<String> = hosts.iter().map(|h| web.https_url(h, "/p0.html")).collect();
+    let launched = render::browser::launches();
+    let _ = crawl(&db.target, fetcher(&web, &pins), config, &seeds).await;
+    let started = render::browser::launches() - launched;
+    let log = web.requests();
+
+    for host in &hosts {
+        for n in 0..PAGES {
+            assert_eq!(
+                count(&log, host, &format!("/data/{n}.json")),
+                1,
+                "{host}: page {n} rendered once"
+            );
+            for t in script_links(n, PAGES) {
+                assert_eq!(
+                    count(&log, host, &format!("/p{t}.html")),
+                    1,
+                    "{host}: /p{t}.html"
+                );
+            }
+        }
+        let mut times: Vec<_> = log
+            .iter()
+            .filter(|r| &r.host == host)
+            .map(|r| r.at)
+            .collect();
+        times.sort();
+        for w in times.windows(2) {
+            assert!(
+                w[1] - w[0] + Duration::from_millis(30) >= pace,
+                "{host}: one pace"
+            );
+        }
+    }
+    assert!(
+        (1..=render::pool_size()).contains(&started),
+        "{started} browsers for {} pages (a pool of {})",
+        SITES * PAGES as usize,
+        render::pool_size()
     );
 }

@@ -69,6 +69,16 @@ pub fn browser_flags() -> Vec<(&'static str, Option<&'static str>)> {
         // test web could be reached directly.
         ("proxy-bypass-list", Some("<-loopback>")),
         ("host-resolver-rules", Some("MAP * ~NOTFOUND")),
+        // WebRTC may not send UDP around the (closed) proxy: no peer connection, no STUN
+        // request, no local address leaked.
+        (
+            "force-webrtc-ip-handling-policy",
+            Some("disable_non_proxied_udp"),
+        ),
+        ("webrtc-ip-handling-policy", Some("disable_non_proxied_udp")),
+        // chromiumoxide speaks DevTools over a WebSocket only (no pipe transport): the
+        // endpoint is on loopback, on a port chosen by the system at each launch.
+        ("remote-debugging-address", Some("127.0.0.1")),
     ]
 }
 
@@ -84,6 +94,8 @@ pub fn launches() -> usize {
 pub struct Renderer {
     pub(crate) browser: Browser,
     handler: JoinHandle<()>,
+    /// The browser's main process.
+    pid: Option<u32>,
     _profile: tempfile::TempDir,
 }
 
@@ -121,9 +133,10 @@ impl Renderer {
         }
         let config = builder.build().map_err(RenderError::Config)?;
         LAUNCHES.fetch_add(1, Ordering::Relaxed);
-        let (browser, mut handler) = Browser::launch(config)
+        let (mut browser, mut handler) = Browser::launch(config)
             .await
             .map_err(|e| RenderError::Launch(e.to_string()))?;
+        let pid = browser.get_mut_child().and_then(|c| c.inner.id());
         let handler = tokio::spawn(async move {
             // The handler drives the DevTools connection; it ends when the browser goes.
             while let Some(event) = handler.next().await {
@@ -135,8 +148,47 @@ impl Renderer {
         Ok(Renderer {
             browser,
             handler,
+            pid,
             _profile: profile,
         })
+    }
+
+    /// The browser's main process id.
+    pub fn pid(&self) -> Option<u32> {
+        self.pid
+    }
+
+    /// False once the browser's main process is gone (crashed, killed, closed) or its
+    /// DevTools connection ended.
+    pub fn is_alive(&self) -> bool {
+        !self.handler.is_finished() && self.pid.is_none_or(crate::procs::running)
+    }
+
+    /// Resident memory of the browser's processes together (its main process and every
+    /// descendant: renderers, GPU and network services), from `/proc`; 0 where unknown.
+    pub fn resident_bytes(&self) -> u64 {
+        self.pid.map_or(0, crate::procs::tree_resident_bytes)
+    }
+
+    /// Close a browser shared with pages: waits (up to [`COMMAND_TIMEOUT`]) for the other
+    /// holders to let go, then closes it; if they never do, it is left to be killed when the
+    /// last one drops it.
+    pub async fn shut_down(self: std::sync::Arc<Self>) {
+        let mut shared = self;
+        let until = tokio::time::Instant::now() + COMMAND_TIMEOUT;
+        loop {
+            match std::sync::Arc::try_unwrap(shared) {
+                Ok(renderer) => return renderer.close().await,
+                Err(again) if tokio::time::Instant::now() < until => {
+                    shared = again;
+                    tokio::time::sleep(PROFILE_REMOVAL_PAUSE).await;
+                }
+                Err(_) => {
+                    tracing::debug!("browser still held: killed when dropped");
+                    return;
+                }
+            }
+        }
     }
 
     /// Close the browser and wait for its process to end; the profile is removed.
@@ -175,5 +227,10 @@ mod tests {
         assert!(flags.contains(&("proxy-bypass-list", Some("<-loopback>"))));
         assert!(flags.contains(&("host-resolver-rules", Some("MAP * ~NOTFOUND"))));
         assert!(flags.contains(&("disable-background-networking", None)));
+        assert!(flags.contains(&(
+            "force-webrtc-ip-handling-policy",
+            Some("disable_non_proxied_udp")
+        )));
+        assert!(flags.contains(&("remote-debugging-address", Some("127.0.0.1"))));
     }
 }

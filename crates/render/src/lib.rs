@@ -18,6 +18,8 @@ pub mod browser;
 pub mod dom;
 pub mod gate;
 pub mod polite_gate;
+pub mod pool;
+mod procs;
 mod render;
 
 use std::time::Duration;
@@ -29,7 +31,8 @@ pub use browser::{find_chromium, Renderer, CLOSED_PROXY};
 pub use dom::{DomFacts, DomLink, RobotsMeta};
 pub use gate::{Decision, GateResponse, RequestGate, ResourceKind, SubMethod, SubRequest};
 pub use polite_gate::{GateRecord, PoliteGate, PoliteSource};
-pub use render::{PageToRender, DOM_RESERVE};
+pub use pool::{pool_size, BrowserPool, PoolConfig};
+pub use render::{PageToRender, DOM_RESERVE, NO_SERVICE_WORKER_SCRIPT};
 
 /// Default time budget of one page: from opening its tab to reading its DOM, every
 /// sub-request and wait for an origin's turn included.
@@ -98,6 +101,13 @@ pub enum RenderError {
 }
 
 impl RenderError {
+    /// True when the error says the browser itself is unwell (it did not answer, its
+    /// connection failed, it did not start): the browser is replaced. A page's own failure
+    /// (its document could not be loaded) says nothing about the browser.
+    pub fn breaks_browser(&self) -> bool {
+        !matches!(self, RenderError::Navigation(_) | RenderError::Profile(_))
+    }
+
     /// A mapper from a DevTools error during `step`.
     fn cdp(step: &'static str) -> impl Fn(chromiumoxide::error::CdpError) -> RenderError {
         move |source| RenderError::Cdp { step, source }

@@ -5,10 +5,16 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use chromiumoxide::cdp::browser_protocol::browser::{
+    BrowserContextId, SetDownloadBehaviorBehavior, SetDownloadBehaviorParams,
+};
 use chromiumoxide::cdp::browser_protocol::fetch::EventRequestPaused;
 use chromiumoxide::cdp::browser_protocol::page::{
-    EventJavascriptDialogOpening, EventLoadEventFired, FrameId, HandleJavaScriptDialogParams,
-    NavigateParams,
+    AddScriptToEvaluateOnNewDocumentParams, EventJavascriptDialogOpening, EventLoadEventFired,
+    FrameId, HandleJavaScriptDialogParams, NavigateParams,
+};
+use chromiumoxide::cdp::browser_protocol::target::{
+    CreateBrowserContextParams, CreateTargetParams,
 };
 use chromiumoxide::Page;
 use futures::StreamExt;
@@ -17,7 +23,7 @@ use tokio::time::Instant;
 use url::Url;
 
 use crate::answer::{fail, fulfill};
-use crate::browser::{Renderer, COMMAND_TIMEOUT};
+use crate::browser::{Renderer, CLOSED_PROXY, COMMAND_TIMEOUT};
 use crate::gate::{Decision, GateResponse, RequestGate, ResourceKind, SubMethod, SubRequest};
 use crate::{RenderError, RenderLimits, Rendered, SubExchange, SubOutcome};
 
@@ -49,8 +55,16 @@ struct Session<G: RequestGate> {
     limits: RenderLimits,
 }
 
+/// Run in every frame of a page before its own scripts: the page cannot register a service
+/// worker (one would outlive the page and make requests of its own).
+pub const NO_SERVICE_WORKER_SCRIPT: &str = "(function () { try { \
+    Object.defineProperty(Navigator.prototype, 'serviceWorker', \
+    { get: function () { return undefined; }, configurable: false }); } catch (e) {} })();";
+
 impl Renderer {
-    /// Render `page` in a new tab of this browser; the tab is closed afterwards.
+    /// Render `page` in a new tab of a fresh incognito browser context of this browser (no
+    /// cookies, storage, cache or service workers of another page; downloads denied); the
+    /// context is disposed of afterwards.
     pub async fn render<G: RequestGate>(
         &self,
         page: PageToRender,
@@ -60,26 +74,86 @@ impl Renderer {
         let started = Instant::now();
         let deadline = started + limits.time_budget;
         let reserve = DOM_RESERVE.min(limits.time_budget / 4);
-        let tab = tokio::time::timeout(COMMAND_TIMEOUT, self.browser.new_page("about:blank"))
+        let context = self.open_context().await?;
+        let result = async {
+            let tab = self.open_tab(&context).await?;
+            let session = Session {
+                page: tab.clone(),
+                gate,
+                document: Some(page.document),
+                main_frame: None,
+                requests: 0,
+                exchanges: Vec::new(),
+                tasks: JoinSet::new(),
+                load_fired: false,
+                last_activity: started,
+                loop_deadline: deadline - reserve,
+                limits: limits.clone(),
+            };
+            let result = session.run(&page.url, deadline).await;
+            let _ = tokio::time::timeout(COMMAND_TIMEOUT, tab.close()).await;
+            result
+        }
+        .await;
+        // Everything the page left (storage, cache, workers) goes with its context.
+        let disposed = tokio::time::timeout(
+            COMMAND_TIMEOUT,
+            self.browser.dispose_browser_context(context),
+        )
+        .await;
+        match disposed {
+            Ok(Ok(())) => result,
+            Ok(Err(source)) => result.and(Err(RenderError::Cdp {
+                step: "closing the page's context",
+                source,
+            })),
+            Err(_) => result.and(Err(RenderError::Timeout("closing the page's context"))),
+        }
+    }
+
+    async fn open_context(&self) -> Result<BrowserContextId, RenderError> {
+        // The context's own proxy settings repeat the browser's: closed, loopback included.
+        let params = CreateBrowserContextParams::builder()
+            .dispose_on_detach(true)
+            .proxy_server(CLOSED_PROXY)
+            .proxy_bypass_list("<-loopback>")
+            .build();
+        let step = "opening a browser context";
+        let id = tokio::time::timeout(COMMAND_TIMEOUT, self.browser.create_browser_context(params))
             .await
-            .map_err(|_| RenderError::Timeout("opening a tab"))?
-            .map_err(RenderError::cdp("opening a tab"))?;
-        let session = Session {
-            page: tab.clone(),
-            gate,
-            document: Some(page.document),
-            main_frame: None,
-            requests: 0,
-            exchanges: Vec::new(),
-            tasks: JoinSet::new(),
-            load_fired: false,
-            last_activity: started,
-            loop_deadline: deadline - reserve,
-            limits: limits.clone(),
-        };
-        let result = session.run(&page.url, deadline).await;
-        let _ = tokio::time::timeout(COMMAND_TIMEOUT, tab.close()).await;
-        result
+            .map_err(|_| RenderError::Timeout(step))?
+            .map_err(RenderError::cdp(step))?;
+        let deny = SetDownloadBehaviorParams::builder()
+            .behavior(SetDownloadBehaviorBehavior::Deny)
+            .browser_context_id(id.clone())
+            .build()
+            .map_err(RenderError::Config)?;
+        let step = "denying downloads";
+        tokio::time::timeout(COMMAND_TIMEOUT, self.browser.execute(deny))
+            .await
+            .map_err(|_| RenderError::Timeout(step))?
+            .map_err(RenderError::cdp(step))?;
+        Ok(id)
+    }
+
+    async fn open_tab(&self, context: &BrowserContextId) -> Result<Page, RenderError> {
+        let params = CreateTargetParams::builder()
+            .url("about:blank")
+            .browser_context_id(context.clone())
+            .build()
+            .map_err(RenderError::Config)?;
+        let step = "opening a tab";
+        let tab = tokio::time::timeout(COMMAND_TIMEOUT, self.browser.new_page(params))
+            .await
+            .map_err(|_| RenderError::Timeout(step))?
+            .map_err(RenderError::cdp(step))?;
+        let step = "preparing the tab";
+        let no_workers = AddScriptToEvaluateOnNewDocumentParams::new(NO_SERVICE_WORKER_SCRIPT);
+        tokio::time::timeout(COMMAND_TIMEOUT, tab.execute(no_workers))
+            .await
+            .map_err(|_| RenderError::Timeout(step))?
+            .map_err(RenderError::cdp(step))?;
+        Ok(tab)
     }
 }
 

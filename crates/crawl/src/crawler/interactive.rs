@@ -5,15 +5,21 @@
 //! media pipeline (JittyBot-Image rules, fetched once, stored by content) instead of being
 //! fetched for the browser. The rendered DOM is archived as a `conversion` record referring
 //! to the page's response, and its links and robots meta tags join the served page's.
+//!
+//! Pages are rendered by a small pool of long-lived browsers ([`render::BrowserPool`]), each
+//! page in a fresh incognito context; the pool starts with the crawl's first rendered page
+//! and is closed at its end. A render waits only for a browser with room: the page's own
+//! fetch is done (its origin's turn is over), and its sub-requests take the origin's turns
+//! like any other request, so other origins are not held up.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use fetch::{Polite, ResponseHead};
 use jiff::Timestamp;
 use render::{
-    GateRecord, GateResponse, PageToRender, PoliteGate, PoliteSource, RenderLimits, Renderer,
+    BrowserPool, GateRecord, GateResponse, PageToRender, PoliteGate, PoliteSource, PoolConfig,
+    RenderLimits,
 };
-use tokio::sync::Semaphore;
 
 use super::archive::{Archive, Payload};
 use super::config::{MEDIA_AGENT, MEDIA_TOKENS, PAGE_TOKENS};
@@ -23,11 +29,27 @@ use crate::normal::NormalUrl;
 use crate::site::Site;
 use warc::{encode_member, RecordKind, WarcRecord};
 
-/// Browsers running at once in one process (each renders one page at a time, with a fresh
-/// profile): Chromium is heavy on a small machine.
-pub const MAX_BROWSERS: usize = 2;
+/// The crawl's browsers: a pool started with the first page rendered (`None` inside: no
+/// Chromium found), closed at the crawl's end.
+#[derive(Debug, Default)]
+pub(crate) struct Browsers {
+    pool: OnceLock<Option<BrowserPool>>,
+}
 
-static BROWSERS: Semaphore = Semaphore::const_new(MAX_BROWSERS);
+impl Browsers {
+    fn pool(&self) -> Option<&BrowserPool> {
+        self.pool
+            .get_or_init(|| render::find_chromium().map(|c| BrowserPool::new(PoolConfig::new(c))))
+            .as_ref()
+    }
+
+    /// Close the browsers (at the crawl's end).
+    pub(crate) async fn close(&self) {
+        if let Some(Some(pool)) = self.pool.get() {
+            pool.close().await;
+        }
+    }
+}
 
 /// Which sites are rendered in a browser.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -82,17 +104,9 @@ pub(crate) async fn render_page(
     head: &ResponseHead,
     body: &[u8],
 ) -> Option<RenderedPage> {
-    let Some(chromium) = render::find_chromium() else {
+    let Some(pool) = ctx.browsers.pool() else {
         tracing::warn!(%url, "interactive mode: no Chromium found; the served HTML is used");
         return None;
-    };
-    let _turn = BROWSERS.acquire().await.ok()?;
-    let renderer = match Renderer::launch(&chromium).await {
-        Ok(r) => r,
-        Err(e) => {
-            tracing::warn!(%url, error = %e, "interactive mode: browser did not start");
-            return None;
-        }
     };
     let asked_media = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&asked_media);
@@ -121,10 +135,11 @@ pub(crate) async fn render_page(
         url: url.clone(),
         document,
     };
-    let result = renderer
+    // A page whose render fails (its browser crashed or hung included) is not rendered
+    // again: the served HTML stands.
+    let result = pool
         .render(page, Arc::clone(&gate), &RenderLimits::default())
         .await;
-    renderer.close().await;
     let records = gate.take_records();
     let media = std::mem::take(&mut *asked_media.lock().unwrap_or_else(PoisonError::into_inner));
     let media = media

@@ -35,7 +35,7 @@ pub use config::{
     URL_DEADLINE,
 };
 pub use https::{HTTPS_RETRY_AFTER, MAX_HTTPS_FAILURES_REMEMBERED};
-pub use interactive::{chromium_available, Interactive, MAX_BROWSERS};
+pub use interactive::{chromium_available, Interactive};
 pub use robots_store::StoreRobots;
 pub use sitemaps::{MAX_SITEMAP_TRIES, SITEMAP_TURN_WAIT};
 pub use turns::STOP_POLL;
@@ -154,6 +154,7 @@ pub(crate) struct Ctx {
     max_pages_hit: AtomicBool,
     site_follow: Mutex<HashMap<i64, bool>>,
     media_seen: Mutex<std::collections::HashSet<String>>,
+    browsers: interactive::Browsers,
 }
 
 impl Ctx {
@@ -326,9 +327,11 @@ impl Crawler {
             max_pages_hit: AtomicBool::new(false),
             site_follow: Mutex::new(HashMap::new()),
             media_seen: Mutex::new(Default::default()),
+            browsers: interactive::Browsers::default(),
         });
         let started = std::time::Instant::now();
         let result = run(&ctx, seeds).await;
+        ctx.browsers.close().await;
         // Drop the last sender so the writer drains, closes the WARC file and ends.
         let Ok(ctx) = Arc::try_unwrap(ctx) else {
             return Err(CrawlError::Task(

@@ -1,0 +1,77 @@
+//! Reading a process tree's memory from `/proc` (Linux; elsewhere nothing is found).
+
+use std::collections::HashMap;
+
+/// The bytes of a memory page, as `/proc/PID/statm` counts them (4 KiB on the platforms the
+/// crawler runs on).
+const PAGE_BYTES: u64 = 4096;
+
+/// True while process `pid` runs (it exists and is not a zombie waiting to be reaped).
+pub(crate) fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        let state = stat
+            .rsplit(')')
+            .next()
+            .and_then(|r| r.split_whitespace().next());
+        !matches!(state, Some("Z" | "X" | "x"))
+    })
+}
+
+/// Resident bytes of process `root` and every descendant of it.
+pub(crate) fn tree_resident_bytes(root: u32) -> u64 {
+    let mut parent: HashMap<u32, u32> = HashMap::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // The command name may hold spaces and parentheses: fields follow the last ')'.
+        let ppid = stat
+            .rsplit(')')
+            .next()
+            .and_then(|rest| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<u32>().ok());
+        if let Some(ppid) = ppid {
+            parent.insert(pid, ppid);
+        }
+    }
+    let in_tree = |mut pid: u32| {
+        // Bounded: a parent chain is short, and a cycle cannot loop forever.
+        for _ in 0..64 {
+            if pid == root {
+                return true;
+            }
+            match parent.get(&pid) {
+                Some(&p) if p != pid => pid = p,
+                _ => return false,
+            }
+        }
+        false
+    };
+    parent
+        .keys()
+        .filter(|&&pid| in_tree(pid))
+        .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/statm")).ok())
+        .filter_map(|statm| statm.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .map(|pages| pages * PAGE_BYTES)
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn this_process_has_resident_memory() {
+        assert!(tree_resident_bytes(std::process::id()) > 0);
+        assert_eq!(tree_resident_bytes(u32::MAX), 0);
+        assert!(running(std::process::id()));
+        assert!(!running(u32::MAX));
+    }
+}

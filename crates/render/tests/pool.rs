@@ -1,0 +1,295 @@
+//! The browser pool against the loopback test web: pages share long-lived browsers but
+//! nothing else, a browser that dies or hangs is replaced, and a page that hangs its
+//! browser is failed once. What reached the server is read from its request log.
+//!
+//! One pool for the whole file (one test function, scenarios in turn), short budgets.
+//! Skipped, with a message, only when no Chromium is installed.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use fetch::{
+    FetchConfig, Fetcher, Pacer, PacerConfig, Policy, Polite, ResolvePin, RobotsCache, ScopeOrigins,
+};
+use render::{BrowserPool, GateResponse, PageToRender, PoliteGate, PoolConfig, RenderLimits};
+use robots::ProductTokens;
+use testweb::{Reply, TestWeb};
+use url::Url;
+
+const HOSTS: &[&str] = &[
+    "a.test",
+    "b.test",
+    "many.test",
+    "slow.test",
+    "hang.test",
+    "after.test",
+];
+
+fn polite() -> Arc<Polite> {
+    let mut config = FetchConfig::new("JittyBot", "https://jittybot.test/bot");
+    config.allow_private_addresses = true;
+    config.resolve = HOSTS
+        .iter()
+        .map(|h| ResolvePin {
+            host: h.to_string(),
+            port: 0,
+            addresses: vec![std::net::Ipv4Addr::LOCALHOST.into()],
+        })
+        .collect();
+    let pacer = PacerConfig {
+        pace: Duration::from_millis(20),
+        ..PacerConfig::default()
+    };
+    Arc::new(Polite::new(
+        RobotsCache::new(Fetcher::new(config).unwrap(), Policy::Cached),
+        Pacer::new(pacer),
+        Arc::new(ScopeOrigins),
+    ))
+}
+
+fn gate(polite: &Arc<Polite>) -> Arc<PoliteGate> {
+    Arc::new(PoliteGate::new(
+        Arc::clone(polite) as Arc<dyn render::PoliteSource>,
+        ProductTokens::from_static(&["JittyBot"]),
+        ProductTokens::from_static(&["JittyBot-Image", "JittyBot"]),
+        Some("JittyBot-Image".into()),
+    ))
+}
+
+fn page(url: String, html: &str, set_cookie: Option<&str>) -> PageToRender {
+    let mut headers = http::HeaderMap::new();
+    headers.insert("content-type", "text/html; charset=utf-8".parse().unwrap());
+    if let Some(c) = set_cookie {
+        headers.insert("set-cookie", c.parse().unwrap());
+    }
+    PageToRender {
+        url: Url::parse(&url).unwrap(),
+        document: GateResponse {
+            status: http::StatusCode::OK,
+            headers,
+            body: html.as_bytes().to_vec(),
+        },
+    }
+}
+
+fn limits(budget: Duration) -> RenderLimits {
+    RenderLimits {
+        time_budget: budget,
+        settle: Duration::from_millis(200),
+        ..RenderLimits::default()
+    }
+}
+
+fn site(web: &TestWeb, host: &str) {
+    web.site(host)
+        .path("/robots.txt")
+        .respond(Reply::robots_txt("User-agent: *\nAllow: /\n"));
+}
+
+fn js(body: &str) -> Reply {
+    Reply::ok()
+        .header("Content-Type", "text/javascript")
+        .body(body)
+}
+
+/// What a page reports of the state it finds: cookies, storage, and whether it may register
+/// a service worker (the report is a request the server logs).
+const REPORT: &str = "<script>
+  var sw = 'none';
+  if (navigator.serviceWorker) {
+    sw = 'exposed';
+    navigator.serviceWorker.register('/sw.js').catch(function () {});
+  }
+  fetch('/report?cookie=' + encodeURIComponent(document.cookie)
+    + '&storage=' + encodeURIComponent(String(localStorage.getItem('kept')))
+    + '&sw=' + sw).catch(function () {});
+  document.cookie = 'set=by-script; path=/';
+  localStorage.setItem('kept', 'yes');
+  try {
+    new Worker('/worker.js');
+  } catch (e) {}
+</script>";
+
+/// Page A stores a cookie (from its response and by script) and local storage; page B of
+/// the same site, later in the same browser, finds none of it; neither can register a
+/// service worker; a worker's own request goes through the gate like the page's.
+async fn pages_share_nothing(pool: &BrowserPool, web: &TestWeb, polite: &Arc<Polite>) {
+    site(web, "a.test");
+    web.site("a.test")
+        .path("/worker.js")
+        .respond(js("fetch('/from-worker').catch(function () {});"));
+    for name in ["first", "second"] {
+        let url = web.http_url("a.test", &format!("/{name}"));
+        let rendered = pool
+            .render(
+                page(url, REPORT, Some(&format!("{name}=1; Path=/"))),
+                gate(polite),
+                &limits(Duration::from_secs(10)),
+            )
+            .await
+            .expect("the page renders");
+        assert!(rendered.loaded);
+    }
+    let reports: Vec<String> = web
+        .requests()
+        .iter()
+        .filter(|r| r.host == "a.test")
+        .filter_map(|r| r.path.strip_prefix("/report?").map(str::to_string))
+        .collect();
+    assert_eq!(
+        reports,
+        vec![
+            "cookie=first%3D1&storage=null&sw=none",
+            "cookie=second%3D1&storage=null&sw=none"
+        ],
+        "each page saw its own response's cookie only: nothing the first stored (cookies \
+         from its response and its script, local storage), and no service worker API"
+    );
+    assert!(web.requests_to("a.test", "/sw.js").is_empty());
+    assert!(
+        web.requests().iter().all(|r| r
+            .header("user-agent")
+            .is_some_and(|ua| ua.contains("JittyBot"))),
+        "nothing reached the server but through the gate (a worker's request included)"
+    );
+}
+
+/// Twelve pages at once on a pool of two: two browsers, never more.
+async fn pages_share_browsers(pool: &BrowserPool, web: &TestWeb, polite: &Arc<Polite>) {
+    site(web, "many.test");
+    web.site("many.test").path("/app.js").respond(
+        js("var a = document.createElement('a'); a.href = '/built'; document.body.appendChild(a);")
+            .delay(Duration::from_millis(300)),
+    );
+    let launched = render::browser::launches();
+    let renders = (0..12).map(|i| {
+        let url = web.http_url("many.test", &format!("/p{i}"));
+        let gate = gate(polite);
+        async move {
+            let html = "<html><body><script src=\"/app.js\"></script></body></html>";
+            let running = pool.running();
+            let r = pool
+                .render(
+                    page(url, html, None),
+                    gate,
+                    &limits(Duration::from_secs(20)),
+                )
+                .await;
+            (r, running)
+        }
+    });
+    let done = futures::future::join_all(renders).await;
+    for (r, running) in &done {
+        let r = r.as_ref().expect("every page renders");
+        assert!(r.facts.links.iter().any(|l| l.url.path() == "/built"));
+        assert!(*running <= 2);
+    }
+    assert!(pool.running() <= 2);
+    let started = render::browser::launches() - launched;
+    assert!(
+        started <= 2,
+        "{started} browsers started for 12 pages on a pool of two"
+    );
+    assert_eq!(web.requests_to("many.test", "/app.js").len(), 12);
+}
+
+/// The browsers are killed while a page waits for a slow script: that page fails, the next
+/// one renders in a new browser.
+async fn a_killed_browser_is_replaced(pool: &BrowserPool, web: &TestWeb, polite: &Arc<Polite>) {
+    site(web, "slow.test");
+    web.site("slow.test")
+        .path("/slow.js")
+        .respond(js("var x = 1;").delay(Duration::from_secs(3)));
+    site(web, "after.test");
+    let url = web.http_url("slow.test", "/");
+    let html = "<html><body><script src=\"/slow.js\"></script></body></html>";
+    let pids = pool.pids();
+    assert!(!pids.is_empty());
+    let killer = async {
+        tokio::time::sleep(Duration::from_millis(1_000)).await;
+        for pid in pool.pids() {
+            let _ = std::process::Command::new("kill")
+                .args(["-9", &pid.to_string()])
+                .status();
+        }
+    };
+    let eight = limits(Duration::from_secs(8));
+    let (result, ()) = tokio::join!(
+        pool.render(page(url, html, None), gate(polite), &eight),
+        killer
+    );
+    assert!(result.is_err(), "the page whose browser died fails");
+    let url = web.http_url("after.test", "/");
+    let html = "<html><body><script>fetch('/alive');</script></body></html>";
+    pool.render(
+        page(url, html, None),
+        gate(polite),
+        &limits(Duration::from_secs(10)),
+    )
+    .await
+    .expect("a new browser renders the next page");
+    assert_eq!(web.requests_to("after.test", "/alive").len(), 1);
+    assert!(
+        pool.pids().iter().all(|p| !pids.contains(p)),
+        "new browsers"
+    );
+}
+
+/// A page whose script never ends hangs its renderer: the page fails within its budget and
+/// is not tried again; the next page renders.
+async fn a_hanging_page_fails_once(pool: &BrowserPool, web: &TestWeb, polite: &Arc<Polite>) {
+    site(web, "hang.test");
+    web.site("hang.test")
+        .path("/hang.js")
+        .respond(js("fetch('/before-hang'); while (true) {}"));
+    let url = web.http_url("hang.test", "/");
+    let html = "<html><body><script src=\"/hang.js\"></script></body></html>";
+    let started = std::time::Instant::now();
+    let result = pool
+        .render(
+            page(url, html, None),
+            gate(polite),
+            &limits(Duration::from_secs(4)),
+        )
+        .await;
+    assert!(result.is_err(), "a hung page has no DOM to read");
+    assert!(
+        started.elapsed() < Duration::from_secs(4 + 2 * 10 + 5),
+        "failed within its budget and the browser's command timeouts: {:?}",
+        started.elapsed()
+    );
+    assert_eq!(
+        web.requests_to("hang.test", "/hang.js").len(),
+        1,
+        "not tried again"
+    );
+    let url = web.http_url("after.test", "/second");
+    let html = "<html><body><script>fetch('/alive-again');</script></body></html>";
+    pool.render(
+        page(url, html, None),
+        gate(polite),
+        &limits(Duration::from_secs(10)),
+    )
+    .await
+    .expect("the next page renders");
+    assert_eq!(web.requests_to("after.test", "/alive-again").len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_pool_isolates_pages_and_survives_its_browsers() {
+    let Some(chromium) = render::find_chromium() else {
+        eprintln!("SKIPPED: no Chromium installed (set JITTYBOT_CHROMIUM or install chromium)");
+        return;
+    };
+    let web = TestWeb::start().await;
+    let polite = polite();
+    let mut config = PoolConfig::new(chromium);
+    config.browsers = 2;
+    let pool = BrowserPool::new(config);
+    pages_share_nothing(&pool, &web, &polite).await;
+    pages_share_browsers(&pool, &web, &polite).await;
+    a_killed_browser_is_replaced(&pool, &web, &polite).await;
+    a_hanging_page_fails_once(&pool, &web, &polite).await;
+    pool.close().await;
+    assert_eq!(pool.running(), 0);
+}
