@@ -124,7 +124,7 @@ async fn retry_after_replaces_the_back_off_within_its_bound() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn responses_teach_what_seed_003_says() {
+async fn responses_teach_what_the_bot_page_says() {
     for (status, fails) in [
         (429, true),
         (500, true),

@@ -16,9 +16,12 @@ use testweb::{MultiWeb, RecordedRequest, Reply};
 use tokio::time::Instant;
 
 const SITE: &str = "www.metrics.test";
-/// A site whose robots.txt always answers 503: the crawl keeps probing it on its back-off,
-/// so it is still running, quiet between probes, when the test reads its metrics.
+/// A site whose robots.txt always answers 503: the crawl keeps probing it on its back-off
+/// while other work remains (a run with only such sites left ends, its URLs kept queued).
 const DOWN: &str = "down.test";
+/// A site whose page always answers 503: other work that remains, retried on the back-off,
+/// so the crawl is still running, quiet between tries, when the test reads its metrics.
+const BUSY: &str = "busy.test";
 
 fn html(body: &str) -> Reply {
     Reply::ok().header("Content-Type", "text/html").body(body)
@@ -60,6 +63,10 @@ fn serve(web: &MultiWeb) {
     web.site(DOWN)
         .path("/robots.txt")
         .respond(Reply::status(503));
+    let busy = web.site(BUSY);
+    busy.path("/robots.txt")
+        .respond(Reply::robots_txt("User-agent: *\nAllow: /\n"));
+    busy.path("/").respond(Reply::status(503));
 }
 
 fn kind(r: &RecordedRequest) -> &'static str {
@@ -144,7 +151,7 @@ async fn the_request_counter_equals_what_the_servers_saw_per_kind() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("hosts"),
-        web.hosts_file(&[(SITE, 0), (DOWN, 1)]),
+        web.hosts_file(&[(SITE, 0), (DOWN, 1), (BUSY, 1)]),
     )
     .unwrap();
     std::fs::write(dir.path().join("ca.pem"), web.certificate_pem()).unwrap();
@@ -173,6 +180,7 @@ async fn the_request_counter_equals_what_the_servers_saw_per_kind() {
         .arg(dir.path().join("ca.pem"))
         .arg(web.http_url(SITE, "/"))
         .arg(web.http_url(DOWN, "/"))
+        .arg(web.http_url(BUSY, "/"))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()

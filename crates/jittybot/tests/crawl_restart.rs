@@ -3,6 +3,7 @@
 
 mod common;
 
+use common::INFO_URL;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -19,6 +20,8 @@ fn args(web: &MultiWeb, dir: &Path) -> Vec<String> {
     std::fs::write(&ca, web.certificate_pem()).unwrap();
     let mut args: Vec<String> = [
         "crawl",
+        "--info-url",
+        INFO_URL,
         "--db",
         &dir.join("crawl.sqlite").display().to_string(),
         "--warc-dir",

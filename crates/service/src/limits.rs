@@ -173,7 +173,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn seed_004_numbers() {
+    fn the_published_schedule_numbers() {
         assert_eq!(RESULT_LIFETIME.as_secs(), 7 * 86_400);
         assert_eq!(BETWEEN_SITES.as_secs(), 15);
         assert_eq!(FAILURE_BACKOFF_FIRST.as_secs(), 3_600);
