@@ -3,8 +3,8 @@
 //! builds the page's links: the served HTML has none), crawled with `--interactive` at a pace
 //! of 200 ms. Reports pages rendered per second (counted on the server: a page's data request
 //! is made by its running script), the CPU per rendered page of the crawler and every browser
-//! process it started, the browsers launched, and whether every link built by script was
-//! followed.
+//! process it started, the browsers launched and why any was replaced, the mean time of each
+//! step of a render, and whether every link built by script was followed.
 //!
 //! ```sh
 //! cargo run --release -p crawl --example interactive_bench -- [--sites N] [--pages N] [--seconds N]
@@ -181,6 +181,35 @@ async fn main() {
         cpu * 1000.0 / rendered.max(1) as f64
     );
     println!("browsers started {launches}");
+    let retired = render::retirements();
+    let mut reasons: Vec<(&str, usize)> = Vec::new();
+    for r in &retired {
+        match reasons.iter_mut().find(|(l, _)| *l == r.reason.label()) {
+            Some((_, n)) => *n += 1,
+            None => reasons.push((r.reason.label(), 1)),
+        }
+    }
+    let reasons: Vec<String> = reasons.iter().map(|(l, n)| format!("{n} {l}")).collect();
+    println!(
+        "browsers replaced {} ({})",
+        retired.len(),
+        if reasons.is_empty() {
+            "none".to_string()
+        } else {
+            reasons.join(", ")
+        }
+    );
+    println!("time per page (mean over the pages that reached each step):");
+    for phase in render::timing::PHASES {
+        let (n, total) = render::timing::total(phase);
+        if n > 0 {
+            println!(
+                "  {:<22} {:>7.0} ms  x{n}",
+                phase.label(),
+                total.as_secs_f64() * 1000.0 / n as f64
+            );
+        }
+    }
     println!(
         "links by script  {missing} not followed, {twice} requested twice (of rendered pages)"
     );

@@ -7,6 +7,7 @@ use chromiumoxide::cdp::browser_protocol::fetch::{
 };
 use chromiumoxide::cdp::browser_protocol::network::ErrorReason;
 use chromiumoxide::Page;
+use tokio::time::Instant;
 
 use crate::gate::GateResponse;
 
@@ -30,8 +31,8 @@ pub(crate) fn browser_headers(response: &GateResponse) -> Vec<HeaderEntry> {
         .collect()
 }
 
-/// Fulfil request `id` with `response`.
-pub(crate) async fn fulfill(page: &Page, id: RequestId, response: &GateResponse) {
+/// Fulfil request `id` with `response` (waiting for the browser at most until `until`).
+pub(crate) async fn fulfill(page: &Page, id: RequestId, response: &GateResponse, until: Instant) {
     let mut params = FulfillRequestParams::new(id, i64::from(response.status.as_u16()));
     params.response_headers = Some(browser_headers(response));
     params.body = Some(
@@ -46,16 +47,21 @@ pub(crate) async fn fulfill(page: &Page, id: RequestId, response: &GateResponse)
             .unwrap_or("Unknown")
             .to_string(),
     );
-    if let Err(e) = page.execute(params).await {
-        tracing::debug!(error = %e, "fulfilling a request");
+    match tokio::time::timeout_at(until, page.execute(params)).await {
+        Ok(Ok(_)) => {}
+        Ok(Err(e)) => tracing::debug!(error = %e, "fulfilling a request"),
+        Err(_) => tracing::debug!("fulfilling a request: the page's time ran out"),
     }
 }
 
-/// Fail request `id` in the browser (nothing is sent anywhere).
-pub(crate) async fn fail(page: &Page, id: RequestId) {
+/// Fail request `id` in the browser (nothing is sent anywhere; waiting for the browser at
+/// most until `until`).
+pub(crate) async fn fail(page: &Page, id: RequestId, until: Instant) {
     let params = FailRequestParams::new(id, ErrorReason::BlockedByClient);
-    if let Err(e) = page.execute(params).await {
-        tracing::debug!(error = %e, "failing a request");
+    match tokio::time::timeout_at(until, page.execute(params)).await {
+        Ok(Ok(_)) => {}
+        Ok(Err(e)) => tracing::debug!(error = %e, "failing a request"),
+        Err(_) => tracing::debug!("failing a request: the page's time ran out"),
     }
 }
 

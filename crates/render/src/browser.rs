@@ -19,8 +19,19 @@ pub const CLOSED_PROXY: &str = "127.0.0.1:9";
 /// The longest wait for a launched browser to open its DevTools endpoint.
 pub const LAUNCH_TIMEOUT: Duration = Duration::from_secs(20);
 
-/// The longest wait for one DevTools command's answer.
+/// The longest wait for a DevTools command outside a page's time: closing a browser (a
+/// page's own commands wait until its deadline instead, however long that is).
 pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A browser that answers nothing for this long (no command of a page's closing, no
+/// `Browser.getVersion`) is hung: it is replaced. A browser that is merely late (a loaded
+/// machine, a page keeping it busy) answers within this and is kept.
+pub const HUNG_AFTER: Duration = Duration::from_secs(20);
+
+/// When the DevTools client forgets a command that got no answer (its caller has given up
+/// long before: at its page's deadline or after [`HUNG_AFTER`]); bounds what unanswered
+/// commands hold.
+pub const FORGET_COMMAND_AFTER: Duration = Duration::from_secs(300);
 
 /// Attempts at removing a closed browser's profile directory, [`PROFILE_REMOVAL_PAUSE`] apart.
 pub const PROFILE_REMOVAL_TRIES: usize = 20;
@@ -123,7 +134,9 @@ impl Renderer {
             .enable_request_intercept()
             .disable_cache()
             .launch_timeout(LAUNCH_TIMEOUT)
-            .request_timeout(COMMAND_TIMEOUT)
+            // A late answer is waited for up to the caller's own deadline, not a fixed time:
+            // a slow browser is not a broken one.
+            .request_timeout(FORGET_COMMAND_AFTER)
             .viewport(None);
         for (key, value) in browser_flags() {
             builder = match value {
@@ -131,11 +144,12 @@ impl Renderer {
                 None => builder.arg(key),
             };
         }
-        let config = builder.build().map_err(RenderError::Config)?;
+        let config = builder
+            .build()
+            .map_err(|reason| RenderError::Config(crate::Refused(reason)))?;
         LAUNCHES.fetch_add(1, Ordering::Relaxed);
-        let (mut browser, mut handler) = Browser::launch(config)
-            .await
-            .map_err(|e| RenderError::Launch(e.to_string()))?;
+        let (mut browser, mut handler) =
+            Browser::launch(config).await.map_err(RenderError::Launch)?;
         let pid = browser.get_mut_child().and_then(|c| c.inner.id());
         let handler = tokio::spawn(async move {
             // The handler drives the DevTools connection; it ends when the browser goes.
@@ -191,11 +205,41 @@ impl Renderer {
         }
     }
 
+    /// Close a browser shared with pages that answers nothing: no polite close (it would
+    /// not be answered), the process is killed once the other holders let go (see
+    /// [`Renderer::shut_down`]).
+    pub async fn kill_when_free(self: std::sync::Arc<Self>) {
+        let mut shared = self;
+        let until = tokio::time::Instant::now() + COMMAND_TIMEOUT;
+        loop {
+            match std::sync::Arc::try_unwrap(shared) {
+                Ok(renderer) => return renderer.end(false).await,
+                Err(again) if tokio::time::Instant::now() < until => {
+                    shared = again;
+                    tokio::time::sleep(PROFILE_REMOVAL_PAUSE).await;
+                }
+                Err(again) => {
+                    // Its pages are still being closed: the process goes now, they fail.
+                    if let Some(pid) = again.pid {
+                        crate::procs::kill(pid);
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
     /// Close the browser and wait for its process to end; the profile is removed.
-    pub async fn close(mut self) {
-        if tokio::time::timeout(COMMAND_TIMEOUT, self.browser.close())
-            .await
-            .is_err()
+    pub async fn close(self) {
+        self.end(true).await
+    }
+
+    /// End the browser: asked to close first when `politely`, killed in any case.
+    async fn end(mut self, politely: bool) {
+        if politely
+            && tokio::time::timeout(COMMAND_TIMEOUT, self.browser.close())
+                .await
+                .is_err()
         {
             tracing::debug!("browser did not close in time: killed");
         }

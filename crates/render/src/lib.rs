@@ -21,6 +21,7 @@ pub mod polite_gate;
 pub mod pool;
 mod procs;
 mod render;
+pub mod timing;
 
 use std::time::Duration;
 
@@ -31,7 +32,7 @@ pub use browser::{find_chromium, Renderer, CLOSED_PROXY};
 pub use dom::{DomFacts, DomLink, RobotsMeta};
 pub use gate::{Decision, GateResponse, RequestGate, ResourceKind, SubMethod, SubRequest};
 pub use polite_gate::{GateRecord, PoliteGate, PoliteSource};
-pub use pool::{pool_size, BrowserPool, PoolConfig};
+pub use pool::{pool_size, retirements, BrowserPool, PoolConfig, RetireReason, Retirement};
 pub use render::{PageToRender, DOM_RESERVE, NO_SERVICE_WORKER_SCRIPT};
 
 /// Default time budget of one page: from opening its tab to reading its DOM, every
@@ -71,6 +72,16 @@ impl Default for RenderLimits {
     }
 }
 
+/// A refusal worded by a library that gives no typed error (a DevTools parameter builder).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Refused(pub String);
+
+/// Chromium's network error for a failed navigation (`net::ERR_...`).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct NetError(pub String);
+
 /// Why rendering failed.
 #[derive(Debug, thiserror::Error)]
 pub enum RenderError {
@@ -78,11 +89,14 @@ pub enum RenderError {
     #[error("cannot make a browser profile directory")]
     Profile(#[source] std::io::Error),
     /// The browser configuration was refused.
-    #[error("browser configuration: {0}")]
-    Config(String),
+    #[error("browser configuration refused")]
+    Config(#[source] Refused),
     /// The browser did not start.
-    #[error("cannot launch the browser: {0}")]
-    Launch(String),
+    #[error("cannot launch the browser")]
+    Launch(#[source] chromiumoxide::error::CdpError),
+    /// The task starting the browser ended abnormally.
+    #[error("the task launching the browser failed")]
+    LaunchTask(#[source] tokio::task::JoinError),
     /// A DevTools command failed.
     #[error("browser failed while {step}")]
     Cdp {
@@ -92,22 +106,25 @@ pub enum RenderError {
         #[source]
         source: chromiumoxide::error::CdpError,
     },
-    /// The browser did not answer in time.
-    #[error("browser did not answer in time while {0}")]
+    /// The page's time ran out before the browser answered.
+    #[error("the page's time ran out while {0}")]
     Timeout(&'static str),
+    /// The browser answered nothing for [`browser::HUNG_AFTER`] (or the pool's own limit):
+    /// it is replaced.
+    #[error("the browser answered nothing for {0:?}")]
+    Hung(std::time::Duration),
     /// The navigation failed (the page's document could not be loaded).
-    #[error("navigation failed: {0}")]
-    Navigation(String),
+    #[error("navigation to {url} failed")]
+    Navigation {
+        /// The page.
+        url: Url,
+        /// Chromium's error.
+        #[source]
+        source: NetError,
+    },
 }
 
 impl RenderError {
-    /// True when the error says the browser itself is unwell (it did not answer, its
-    /// connection failed, it did not start): the browser is replaced. A page's own failure
-    /// (its document could not be loaded) says nothing about the browser.
-    pub fn breaks_browser(&self) -> bool {
-        !matches!(self, RenderError::Navigation(_) | RenderError::Profile(_))
-    }
-
     /// A mapper from a DevTools error during `step`.
     fn cdp(step: &'static str) -> impl Fn(chromiumoxide::error::CdpError) -> RenderError {
         move |source| RenderError::Cdp { step, source }

@@ -5,12 +5,13 @@
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 use tokio::sync::Notify;
 
-use crate::browser::Renderer;
+use crate::browser::{Renderer, HUNG_AFTER};
 use crate::gate::RequestGate;
-use crate::render::PageToRender;
+use crate::render::{Health, PageToRender};
 use crate::{RenderError, RenderLimits, Rendered};
 
 /// The most browsers a pool runs when its size comes from the machine: one per core up to
@@ -32,6 +33,52 @@ pub const BROWSER_MAX_PAGES: usize = 500;
 pub const BROWSER_MAX_RSS_BYTES: u64 = 1024 * 1024 * 1024;
 /// A browser's memory is read after every this many pages (a walk over `/proc`).
 pub const MEMORY_CHECK_EVERY: usize = 25;
+
+/// Why a browser of a pool was replaced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RetireReason {
+    /// Its process or DevTools connection was gone (crashed, killed).
+    Gone,
+    /// It answered nothing for the pool's hung limit ([`HUNG_AFTER`] by default).
+    Hung,
+    /// It had rendered its [`BROWSER_MAX_PAGES`].
+    PagesServed,
+    /// Its processes held more than [`BROWSER_MAX_RSS_BYTES`].
+    Memory,
+}
+
+impl RetireReason {
+    /// A short lower-case label.
+    pub fn label(self) -> &'static str {
+        match self {
+            RetireReason::Gone => "gone (crashed or killed)",
+            RetireReason::Hung => "hung (answered nothing)",
+            RetireReason::PagesServed => "pages served",
+            RetireReason::Memory => "memory",
+        }
+    }
+}
+
+/// A browser a pool replaced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Retirement {
+    /// Why.
+    pub reason: RetireReason,
+    /// Pages it had rendered.
+    pub pages: usize,
+}
+
+/// Browsers replaced by the pools of this process so far, in order (for benchmarks and
+/// tests, as [`crate::browser::launches`]).
+static RETIRED: Mutex<Vec<Retirement>> = Mutex::new(Vec::new());
+
+/// Every browser the pools of this process replaced so far, and why.
+pub fn retirements() -> Vec<Retirement> {
+    RETIRED
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone()
+}
 
 /// The pool size for this machine: [`POOL_SIZE_ENV`] when set to a number from 1 to
 /// [`POOL_SIZE_CEILING`], else one browser per core up to [`MAX_POOL_BROWSERS`].
@@ -60,11 +107,13 @@ pub struct PoolConfig {
     pub max_pages: usize,
     /// Resident bytes (all its processes) above which a browser is replaced.
     pub max_rss_bytes: u64,
+    /// Silence after which a browser is judged hung and replaced.
+    pub hung_after: Duration,
 }
 
 impl PoolConfig {
     /// The defaults for `executable`: [`pool_size`] browsers, [`PAGES_PER_BROWSER`],
-    /// [`BROWSER_MAX_PAGES`], [`BROWSER_MAX_RSS_BYTES`].
+    /// [`BROWSER_MAX_PAGES`], [`BROWSER_MAX_RSS_BYTES`], [`HUNG_AFTER`].
     pub fn new(executable: PathBuf) -> PoolConfig {
         PoolConfig {
             executable,
@@ -72,6 +121,7 @@ impl PoolConfig {
             pages_per_browser: PAGES_PER_BROWSER,
             max_pages: BROWSER_MAX_PAGES,
             max_rss_bytes: BROWSER_MAX_RSS_BYTES,
+            hung_after: HUNG_AFTER,
         }
     }
 }
@@ -88,7 +138,7 @@ enum SlotState {
     Ready(Arc<Renderer>),
     /// The browser takes no more pages: closed when its pages in progress end, then the slot
     /// is empty again (its replacement is not started before it is gone).
-    Draining(Option<Arc<Renderer>>),
+    Draining(Option<Arc<Renderer>>, RetireReason),
 }
 
 #[derive(Debug, Default)]
@@ -130,8 +180,10 @@ enum Pick {
 struct Hold {
     pool: Arc<Inner>,
     slot: usize,
-    renderer: Option<Arc<Renderer>>,
-    broken: bool,
+    renderer: Arc<Renderer>,
+    /// How the browser answered when the page was closed (`None`: not closed, the render
+    /// was cancelled).
+    health: Option<Health>,
 }
 
 impl BrowserPool {
@@ -176,23 +228,26 @@ impl BrowserPool {
     }
 
     /// Render `page` in a fresh context of one of the pool's browsers. A render that
-    /// fails because its browser crashed or hung is not tried again: the browser is
-    /// replaced and the error returned.
+    /// fails (out of time, its browser crashed or hung) is not tried again: the error is
+    /// returned. The result does not wait for the page's context to be disposed of: that
+    /// happens meanwhile, the page keeping its place on the browser until it is done; a
+    /// browser that answers nothing for the pool's hung limit then, or whose process is
+    /// gone, is replaced. A browser that answers late is only slow: it stays.
     pub async fn render<G: RequestGate>(
         &self,
         page: PageToRender,
         gate: Arc<G>,
         limits: &RenderLimits,
     ) -> Result<Rendered, RenderError> {
+        let waited = tokio::time::Instant::now();
         let mut hold = self.hold().await?;
-        let Some(renderer) = hold.renderer.clone() else {
-            return Err(RenderError::Launch("no browser".into()));
-        };
-        let result = renderer.render(page, gate, limits).await;
-        hold.broken = match &result {
-            Err(e) => e.breaks_browser() || !renderer.is_alive(),
-            Ok(_) => !renderer.is_alive(),
-        };
+        crate::timing::add(crate::timing::Phase::WaitBrowser, waited.elapsed());
+        let (result, opened) = hold.renderer.render_open(page, gate, limits).await;
+        let hung_after = self.inner.config.hung_after;
+        tokio::spawn(async move {
+            hold.health = Some(hold.renderer.close_page(opened, hung_after).await);
+            drop(hold);
+        });
         result
     }
 
@@ -203,7 +258,7 @@ impl BrowserPool {
             slots
                 .iter_mut()
                 .filter_map(|s| match std::mem::take(&mut s.state) {
-                    SlotState::Ready(r) | SlotState::Draining(Some(r)) => Some(r),
+                    SlotState::Ready(r) | SlotState::Draining(Some(r), _) => Some(r),
                     _ => None,
                 })
                 .collect()
@@ -224,8 +279,8 @@ impl BrowserPool {
                     return Ok(Hold {
                         pool: Arc::clone(&self.inner),
                         slot,
-                        renderer: Some(renderer),
-                        broken: false,
+                        renderer,
+                        health: None,
                     })
                 }
                 Pick::Launch(slot) => self.launch(slot).await?,
@@ -238,14 +293,11 @@ impl BrowserPool {
         let per = self.inner.config.pages_per_browser;
         let mut slots = self.inner.slots();
         for (i, slot) in slots.iter_mut().enumerate() {
-            if let SlotState::Ready(r) = &slot.state {
-                if !r.is_alive() {
-                    // Crashed or killed: no new page goes to it.
-                    tracing::warn!("browser gone: replaced");
-                    slot.state = SlotState::Draining(Some(Arc::clone(r)));
-                    if slot.active == 0 {
-                        close_slot(&self.inner, slot, i);
-                    }
+            if matches!(&slot.state, SlotState::Ready(r) if !r.is_alive()) {
+                // Crashed or killed: no new page goes to it.
+                drain(slot, RetireReason::Gone);
+                if slot.active == 0 {
+                    close_slot(&self.inner, slot, i);
                 }
             }
         }
@@ -300,22 +352,47 @@ impl BrowserPool {
             result
         });
         task.await
-            .unwrap_or_else(|e| Err(RenderError::Launch(e.to_string())))
+            .unwrap_or_else(|e| Err(RenderError::LaunchTask(e)))
     }
+}
+
+/// Stop giving pages to `slot`'s browser (ready) for `reason`, recorded.
+fn drain(slot: &mut Slot, reason: RetireReason) {
+    let SlotState::Ready(r) = &slot.state else {
+        return;
+    };
+    tracing::warn!(
+        reason = reason.label(),
+        pages = slot.pages,
+        "browser replaced"
+    );
+    RETIRED
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push(Retirement {
+            reason,
+            pages: slot.pages,
+        });
+    slot.state = SlotState::Draining(Some(Arc::clone(r)), reason);
 }
 
 /// Take `slot`'s browser out (draining, no page in progress) and close it in a task; the slot
 /// is empty once the browser is gone.
 fn close_slot(inner: &Arc<Inner>, slot: &mut Slot, index: usize) {
-    let SlotState::Draining(renderer) = &mut slot.state else {
+    let SlotState::Draining(renderer, reason) = &mut slot.state else {
         return;
     };
     let Some(renderer) = renderer.take() else {
         return;
     };
+    let reason = *reason;
     let inner = Arc::clone(inner);
     tokio::spawn(async move {
-        renderer.shut_down().await;
+        match reason {
+            // A browser that answers nothing would not answer a request to close either.
+            RetireReason::Hung => renderer.kill_when_free().await,
+            _ => renderer.shut_down().await,
+        }
         {
             let mut slots = inner.slots();
             if let Some(s) = slots.get_mut(index) {
@@ -330,9 +407,6 @@ fn close_slot(inner: &Arc<Inner>, slot: &mut Slot, index: usize) {
 
 impl Drop for Hold {
     fn drop(&mut self) {
-        let Some(renderer) = self.renderer.take() else {
-            return;
-        };
         let config = &self.pool.config;
         let check_memory = {
             let slots = self.pool.slots();
@@ -341,7 +415,7 @@ impl Drop for Hold {
                 .is_some_and(|s| (s.pages + 1) % MEMORY_CHECK_EVERY.max(1) == 0)
         };
         // Read outside the lock: a walk over /proc.
-        let too_big = check_memory && renderer.resident_bytes() > config.max_rss_bytes;
+        let too_big = check_memory && self.renderer.resident_bytes() > config.max_rss_bytes;
         {
             let mut slots = self.pool.slots();
             let Some(slot) = slots.get_mut(self.slot) else {
@@ -349,16 +423,18 @@ impl Drop for Hold {
             };
             slot.active = slot.active.saturating_sub(1);
             slot.pages += 1;
-            let retire = self.broken || too_big || slot.pages >= config.max_pages;
-            if let SlotState::Ready(r) = &slot.state {
-                if retire && Arc::ptr_eq(r, &renderer) {
-                    if self.broken {
-                        tracing::warn!("browser crashed or hung: replaced");
-                    }
-                    slot.state = SlotState::Draining(Some(Arc::clone(r)));
-                }
+            let reason = match self.health {
+                Some(Health::Gone) => Some(RetireReason::Gone),
+                Some(Health::Silent) => Some(RetireReason::Hung),
+                _ if !self.renderer.is_alive() => Some(RetireReason::Gone),
+                _ if too_big => Some(RetireReason::Memory),
+                _ if slot.pages >= config.max_pages => Some(RetireReason::PagesServed),
+                _ => None,
+            };
+            let same = matches!(&slot.state, SlotState::Ready(r) if Arc::ptr_eq(r, &self.renderer));
+            if let (Some(reason), true) = (reason, same) {
+                drain(slot, reason);
             }
-            drop(renderer);
             if slot.active == 0 {
                 close_slot(&self.pool, slot, self.slot);
             }

@@ -17,6 +17,18 @@ pub(crate) fn running(pid: u32) -> bool {
     })
 }
 
+/// Kill process `pid` (`SIGKILL`: it works on a stopped process too); a process already
+/// gone is not an error.
+pub(crate) fn kill(pid: u32) {
+    let Some(pid) = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    else {
+        return;
+    };
+    let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+}
+
 /// Resident bytes of process `root` and every descendant of it.
 pub(crate) fn tree_resident_bytes(root: u32) -> u64 {
     let mut parent: HashMap<u32, u32> = HashMap::new();

@@ -16,6 +16,7 @@ use chromiumoxide::cdp::browser_protocol::page::{
 use chromiumoxide::cdp::browser_protocol::target::{
     CreateBrowserContextParams, CreateTargetParams,
 };
+use chromiumoxide::error::CdpError;
 use chromiumoxide::Page;
 use futures::StreamExt;
 use tokio::task::JoinSet;
@@ -23,9 +24,10 @@ use tokio::time::Instant;
 use url::Url;
 
 use crate::answer::{fail, fulfill};
-use crate::browser::{Renderer, CLOSED_PROXY, COMMAND_TIMEOUT};
+use crate::browser::{Renderer, CLOSED_PROXY, HUNG_AFTER};
 use crate::gate::{Decision, GateResponse, RequestGate, ResourceKind, SubMethod, SubRequest};
-use crate::{RenderError, RenderLimits, Rendered, SubExchange, SubOutcome};
+use crate::timing::{self, Phase};
+use crate::{Refused, RenderError, RenderLimits, Rendered, SubExchange, SubOutcome};
 
 /// The part of the time budget kept for taking the DOM once the page has had its time.
 pub const DOM_RESERVE: Duration = Duration::from_secs(2);
@@ -61,24 +63,64 @@ pub const NO_SERVICE_WORKER_SCRIPT: &str = "(function () { try { \
     Object.defineProperty(Navigator.prototype, 'serviceWorker', \
     { get: function () { return undefined; }, configurable: false }); } catch (e) {} })();";
 
+/// What a render left open in the browser, closed once the page's result is known.
+#[derive(Debug, Default)]
+pub(crate) struct Opened {
+    context: Option<BrowserContextId>,
+}
+
+/// How the browser answered while a page of it was being closed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Health {
+    /// It answered, however late: it is kept.
+    Answering,
+    /// It answered nothing for the hung limit: it is replaced.
+    Silent,
+    /// Its process or its DevTools connection is gone.
+    Gone,
+}
+
 impl Renderer {
     /// Render `page` in a new tab of a fresh incognito browser context of this browser (no
     /// cookies, storage, cache or service workers of another page; downloads denied); the
-    /// context is disposed of afterwards.
+    /// context is disposed of afterwards. A browser that answers nothing for [`HUNG_AFTER`]
+    /// while the page is closed makes the render fail with [`RenderError::Hung`].
     pub async fn render<G: RequestGate>(
         &self,
         page: PageToRender,
         gate: Arc<G>,
         limits: &RenderLimits,
     ) -> Result<Rendered, RenderError> {
+        let (result, opened) = self.render_open(page, gate, limits).await;
+        match self.close_page(opened, HUNG_AFTER).await {
+            Health::Silent => result.and(Err(RenderError::Hung(HUNG_AFTER))),
+            Health::Answering | Health::Gone => result,
+        }
+    }
+
+    /// Render `page`, leaving its context open (see [`Renderer::close_page`]). Every command
+    /// waits until the page's deadline, however late the browser answers: a slow browser
+    /// fails the page at its deadline, it is not judged hung for it.
+    pub(crate) async fn render_open<G: RequestGate>(
+        &self,
+        page: PageToRender,
+        gate: Arc<G>,
+        limits: &RenderLimits,
+    ) -> (Result<Rendered, RenderError>, Opened) {
         let started = Instant::now();
         let deadline = started + limits.time_budget;
         let reserve = DOM_RESERVE.min(limits.time_budget / 4);
-        let context = self.open_context().await?;
+        let context = match self.open_context(deadline).await {
+            Ok(context) => context,
+            Err(e) => return (Err(e), Opened::default()),
+        };
+        timing::add(Phase::OpenContext, started.elapsed());
         let result = async {
-            let tab = self.open_tab(&context).await?;
+            let tab_started = Instant::now();
+            let tab = self.open_tab(&context, deadline).await?;
+            timing::add(Phase::OpenTab, tab_started.elapsed());
             let session = Session {
-                page: tab.clone(),
+                page: tab,
                 gate,
                 document: Some(page.document),
                 main_frame: None,
@@ -90,28 +132,46 @@ impl Renderer {
                 loop_deadline: deadline - reserve,
                 limits: limits.clone(),
             };
-            let result = session.run(&page.url, deadline).await;
-            let _ = tokio::time::timeout(COMMAND_TIMEOUT, tab.close()).await;
-            result
+            session.run(&page.url, deadline).await
         }
         .await;
-        // Everything the page left (storage, cache, workers) goes with its context.
-        let disposed = tokio::time::timeout(
-            COMMAND_TIMEOUT,
-            self.browser.dispose_browser_context(context),
-        )
-        .await;
-        match disposed {
-            Ok(Ok(())) => result,
-            Ok(Err(source)) => result.and(Err(RenderError::Cdp {
-                step: "closing the page's context",
-                source,
-            })),
-            Err(_) => result.and(Err(RenderError::Timeout("closing the page's context"))),
+        let opened = Opened {
+            context: Some(context),
+        };
+        (result, opened)
+    }
+
+    /// Dispose of what a render left open (its context and the tab in it: everything the
+    /// page stored or started goes with them), waiting up to `hung_after` for the browser's
+    /// answer; with no context to dispose of, `Browser.getVersion` asks whether it answers.
+    pub(crate) async fn close_page(&self, opened: Opened, hung_after: Duration) -> Health {
+        if !self.is_alive() {
+            return Health::Gone;
+        }
+        let started = Instant::now();
+        let answer = match opened.context {
+            Some(context) => {
+                let dispose = self.browser.dispose_browser_context(context);
+                tokio::time::timeout(hung_after, dispose).await
+            }
+            None => tokio::time::timeout(hung_after, self.browser.version())
+                .await
+                .map(|r| r.map(drop)),
+        };
+        timing::add(Phase::Close, started.elapsed());
+        match answer {
+            _ if !self.is_alive() => Health::Gone,
+            Ok(Ok(())) => Health::Answering,
+            Err(_) | Ok(Err(CdpError::Timeout)) => Health::Silent,
+            Ok(Err(e)) => {
+                // An error the browser sent is an answer: it is alive.
+                tracing::debug!(error = %e, "closing a page's context");
+                Health::Answering
+            }
         }
     }
 
-    async fn open_context(&self) -> Result<BrowserContextId, RenderError> {
+    async fn open_context(&self, deadline: Instant) -> Result<BrowserContextId, RenderError> {
         // The context's own proxy settings repeat the browser's: closed, loopback included.
         let params = CreateBrowserContextParams::builder()
             .dispose_on_detach(true)
@@ -119,7 +179,7 @@ impl Renderer {
             .proxy_bypass_list("<-loopback>")
             .build();
         let step = "opening a browser context";
-        let id = tokio::time::timeout(COMMAND_TIMEOUT, self.browser.create_browser_context(params))
+        let id = tokio::time::timeout_at(deadline, self.browser.create_browser_context(params))
             .await
             .map_err(|_| RenderError::Timeout(step))?
             .map_err(RenderError::cdp(step))?;
@@ -127,29 +187,33 @@ impl Renderer {
             .behavior(SetDownloadBehaviorBehavior::Deny)
             .browser_context_id(id.clone())
             .build()
-            .map_err(RenderError::Config)?;
+            .map_err(|reason| RenderError::Config(Refused(reason)))?;
         let step = "denying downloads";
-        tokio::time::timeout(COMMAND_TIMEOUT, self.browser.execute(deny))
+        tokio::time::timeout_at(deadline, self.browser.execute(deny))
             .await
             .map_err(|_| RenderError::Timeout(step))?
             .map_err(RenderError::cdp(step))?;
         Ok(id)
     }
 
-    async fn open_tab(&self, context: &BrowserContextId) -> Result<Page, RenderError> {
+    async fn open_tab(
+        &self,
+        context: &BrowserContextId,
+        deadline: Instant,
+    ) -> Result<Page, RenderError> {
         let params = CreateTargetParams::builder()
             .url("about:blank")
             .browser_context_id(context.clone())
             .build()
-            .map_err(RenderError::Config)?;
+            .map_err(|reason| RenderError::Config(Refused(reason)))?;
         let step = "opening a tab";
-        let tab = tokio::time::timeout(COMMAND_TIMEOUT, self.browser.new_page(params))
+        let tab = tokio::time::timeout_at(deadline, self.browser.new_page(params))
             .await
             .map_err(|_| RenderError::Timeout(step))?
             .map_err(RenderError::cdp(step))?;
         let step = "preparing the tab";
         let no_workers = AddScriptToEvaluateOnNewDocumentParams::new(NO_SERVICE_WORKER_SCRIPT);
-        tokio::time::timeout(COMMAND_TIMEOUT, tab.execute(no_workers))
+        tokio::time::timeout_at(deadline, tab.execute(no_workers))
             .await
             .map_err(|_| RenderError::Timeout(step))?
             .map_err(RenderError::cdp(step))?;
@@ -180,6 +244,8 @@ impl<G: RequestGate> Session<G> {
         let page = self.page.clone();
         let navigate = page.execute(NavigateParams::new(url.as_str()));
         tokio::pin!(navigate);
+        let navigation_started = Instant::now();
+        let mut loaded_at = None;
         let mut navigated = false;
         let mut time_out = false;
         loop {
@@ -195,18 +261,26 @@ impl<G: RequestGate> Session<G> {
                     navigated = true;
                     let reply = result.map_err(RenderError::cdp("navigating"))?;
                     if let Some(error) = reply.result.error_text.clone() {
-                        return Err(RenderError::Navigation(error));
+                        return Err(RenderError::Navigation {
+                            url: url.clone(),
+                            source: crate::NetError(error),
+                        });
                     }
                 }
                 Some(event) = paused.next() => self.on_paused(&event).await,
                 Some(_) = loads.next() => {
                     self.load_fired = true;
                     self.last_activity = Instant::now();
+                    if loaded_at.is_none() {
+                        timing::add(Phase::Load, navigation_started.elapsed());
+                        loaded_at = Some(self.last_activity);
+                    }
                 }
                 Some(_) = dialogs.next() => {
                     // No one answers a dialog: it is dismissed so that the page goes on.
                     let dismiss = HandleJavaScriptDialogParams::new(false);
-                    let _ = self.page.execute(dismiss).await;
+                    let until = self.loop_deadline;
+                    let _ = tokio::time::timeout_at(until, self.page.execute(dismiss)).await;
                 }
                 Some(done) = self.tasks.join_next() => {
                     if let Ok(exchange) = done {
@@ -227,10 +301,15 @@ impl<G: RequestGate> Session<G> {
         }
         // Requests still waiting for a turn or a response are dropped with the tab.
         self.tasks.abort_all();
+        if let Some(at) = loaded_at {
+            timing::add(Phase::Settle, at.elapsed());
+        }
+        let reading = Instant::now();
         let dom = tokio::time::timeout_at(deadline, self.page.content())
             .await
             .map_err(|_| RenderError::Timeout("reading the DOM"))?
             .map_err(RenderError::cdp("reading the DOM"))?;
+        timing::add(Phase::ReadDom, reading.elapsed());
         Ok(Rendered::new(
             url.clone(),
             dom,
@@ -255,14 +334,14 @@ impl<G: RequestGate> Session<G> {
             if let Some(document) = self.document.take() {
                 // The page itself: the caller fetched it already.
                 self.main_frame = Some(event.frame_id.clone());
-                fulfill(&self.page, id, &document).await;
+                fulfill(&self.page, id, &document, self.loop_deadline).await;
                 return;
             }
         }
         if kind == ResourceKind::Document && self.main_frame.as_ref() == Some(&event.frame_id) {
             // A script navigating the page elsewhere is not followed (no clicks, no
             // redirects by script).
-            fail(&self.page, id).await;
+            fail(&self.page, id, self.loop_deadline).await;
             self.exchanges.push(record(SubOutcome::NavigationRefused));
             return;
         }
@@ -270,7 +349,7 @@ impl<G: RequestGate> Session<G> {
             "GET" => SubMethod::Get,
             "HEAD" => SubMethod::Head,
             _ => {
-                fail(&self.page, id).await;
+                fail(&self.page, id, self.loop_deadline).await;
                 self.exchanges.push(record(SubOutcome::MethodRefused));
                 return;
             }
@@ -278,19 +357,19 @@ impl<G: RequestGate> Session<G> {
         let url = match Url::parse(&event.request.url) {
             Ok(u) if matches!(u.scheme(), "http" | "https") && u.host_str().is_some() => u,
             _ => {
-                fail(&self.page, id).await;
+                fail(&self.page, id, self.loop_deadline).await;
                 self.exchanges.push(record(SubOutcome::NotHttp));
                 return;
             }
         };
         if kind == ResourceKind::Other && url.path() == "/favicon.ico" {
             // The browser's own request for a tab icon, not the page's: never made.
-            fail(&self.page, id).await;
+            fail(&self.page, id, self.loop_deadline).await;
             self.exchanges.push(record(SubOutcome::BrowserOwn));
             return;
         }
         if self.requests >= self.limits.max_requests {
-            fail(&self.page, id).await;
+            fail(&self.page, id, self.loop_deadline).await;
             self.exchanges.push(record(SubOutcome::OverRequestBudget));
             return;
         }
@@ -317,19 +396,22 @@ async fn ask_gate<G: RequestGate>(
     mut exchange: SubExchange,
 ) -> SubExchange {
     let deadline = request.deadline;
-    match tokio::time::timeout_at(deadline, gate.decide(request)).await {
+    let asked = Instant::now();
+    let decision = tokio::time::timeout_at(deadline, gate.decide(request)).await;
+    timing::add(Phase::Gate, asked.elapsed());
+    match decision {
         Ok(Decision::Allow(response)) => {
             exchange.outcome = SubOutcome::Answered {
                 status: response.status,
                 bytes: response.body.len(),
             };
-            fulfill(&page, id, &response).await;
+            fulfill(&page, id, &response, deadline).await;
         }
         Ok(Decision::Deny(reason)) => {
             exchange.outcome = SubOutcome::Denied(reason);
-            fail(&page, id).await;
+            fail(&page, id, deadline).await;
         }
-        Err(_) => fail(&page, id).await,
+        Err(_) => fail(&page, id, deadline).await,
     }
     exchange.at = jiff::Timestamp::now();
     exchange

@@ -17,6 +17,8 @@ use testweb::{Reply, TestWeb};
 use url::Url;
 
 const HOSTS: &[&str] = &[
+    "late.test",
+    "silent.test",
     "a.test",
     "b.test",
     "many.test",
@@ -235,9 +237,175 @@ async fn a_killed_browser_is_replaced(pool: &BrowserPool, web: &TestWeb, polite:
     );
 }
 
+/// CPU seconds used so far by the processes `pids` and every descendant of theirs.
+fn tree_cpu(pids: &[u32]) -> f64 {
+    let mut parent = std::collections::HashMap::new();
+    let mut ticks = std::collections::HashMap::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let f: Vec<&str> = stat
+            .rsplit(')')
+            .next()
+            .unwrap()
+            .split_whitespace()
+            .collect();
+        parent.insert(pid, f[1].parse::<u32>().unwrap_or(0));
+        ticks.insert(
+            pid,
+            f[11].parse::<f64>().unwrap() + f[12].parse::<f64>().unwrap(),
+        );
+    }
+    let in_tree = |mut pid: u32| {
+        for _ in 0..64 {
+            if pids.contains(&pid) {
+                return true;
+            }
+            match parent.get(&pid) {
+                Some(&p) if p != pid => pid = p,
+                _ => return false,
+            }
+        }
+        false
+    };
+    ticks
+        .iter()
+        .filter(|(pid, _)| in_tree(**pid))
+        .map(|(_, t)| t)
+        .sum::<f64>()
+        / 100.0
+}
+
+fn signal(pids: &[u32], signal: &str) {
+    for pid in pids {
+        let _ = std::process::Command::new("kill")
+            .args([signal, &pid.to_string()])
+            .status();
+    }
+}
+
+fn hung_retirements() -> usize {
+    render::retirements()
+        .iter()
+        .filter(|r| r.reason == render::RetireReason::Hung)
+        .count()
+}
+
+/// The browsers stop answering for longer than a DevTools command used to be waited for
+/// (`SIGSTOP` for 12 s, resumed): a page started meanwhile waits, within its budget, and
+/// renders; no browser is replaced.
+async fn a_slow_browser_is_kept(pool: &BrowserPool, web: &TestWeb, polite: &Arc<Polite>) {
+    site(web, "late.test");
+    let pids = pool.pids();
+    let launched = render::browser::launches();
+    let hung = hung_retirements();
+    signal(&pids, "-STOP");
+    let resume = {
+        let pids = pids.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_secs(12)).await;
+            signal(&pids, "-CONT");
+        })
+    };
+    let url = web.http_url("late.test", "/");
+    let html = "<html><body><script>fetch('/late');</script></body></html>";
+    let rendered = pool
+        .render(
+            page(url, html, None),
+            gate(polite),
+            &limits(Duration::from_secs(25)),
+        )
+        .await;
+    resume.await.unwrap();
+    assert!(
+        rendered.is_ok(),
+        "a late browser is waited for: {rendered:?}"
+    );
+    assert_eq!(web.requests_to("late.test", "/late").len(), 1);
+    // The page's context is disposed of after its result: give it a moment.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(render::browser::launches(), launched, "no browser started");
+    assert_eq!(hung_retirements(), hung, "no browser judged hung");
+    let mut now = pool.pids();
+    now.sort_unstable();
+    let mut before = pids;
+    before.sort_unstable();
+    assert_eq!(now, before, "the same browsers");
+}
+
+/// The browsers stop answering for longer than the pool's hung limit: the page started
+/// meanwhile fails at its deadline, its browser is judged hung once the limit has passed
+/// after it and replaced (killed); the other, resumed, renders the next page.
+async fn a_silent_browser_is_replaced(pool: &BrowserPool, web: &TestWeb, polite: &Arc<Polite>) {
+    site(web, "silent.test");
+    let pids = pool.pids();
+    let hung = hung_retirements();
+    signal(&pids, "-STOP");
+    let url = web.http_url("silent.test", "/");
+    let html = "<html><body><script>fetch('/never');</script></body></html>";
+    let started = std::time::Instant::now();
+    let result = pool
+        .render(
+            page(url, html, None),
+            gate(polite),
+            &limits(Duration::from_secs(4)),
+        )
+        .await;
+    assert!(result.is_err(), "a page of a stopped browser fails");
+    assert!(
+        started.elapsed() < Duration::from_secs(6),
+        "at its deadline"
+    );
+    // Judged hung HUNG_AFTER (test pool: 8 s) after the page's end.
+    while hung_retirements() == hung && started.elapsed() < Duration::from_secs(20) {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert_eq!(hung_retirements(), hung + 1, "one browser judged hung");
+    signal(&pids, "-CONT");
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let gone: Vec<&u32> = pids
+        .iter()
+        .filter(|p| {
+            !std::path::Path::new(&format!("/proc/{p}")).exists()
+                || std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|s| {
+                    s.rsplit(')')
+                        .next()
+                        .is_some_and(|r| r.trim_start().starts_with('Z'))
+                })
+        })
+        .collect();
+    assert_eq!(
+        gone.len(),
+        1,
+        "the hung browser was killed: {gone:?} of {pids:?}"
+    );
+    assert_eq!(web.requests_to("silent.test", "/never").len(), 0);
+    let url = web.http_url("after.test", "/after-silence");
+    let html = "<html><body><script>fetch('/alive-after-silence');</script></body></html>";
+    pool.render(
+        page(url, html, None),
+        gate(polite),
+        &limits(Duration::from_secs(10)),
+    )
+    .await
+    .expect("the next page renders");
+    assert_eq!(
+        web.requests_to("after.test", "/alive-after-silence").len(),
+        1
+    );
+}
+
 /// A page whose script never ends hangs its renderer: the page fails within its budget and
-/// is not tried again; the next page renders.
+/// is not tried again; its browser still answers, so it is kept, and the spinning renderer
+/// goes with the page's context; the next page renders.
 async fn a_hanging_page_fails_once(pool: &BrowserPool, web: &TestWeb, polite: &Arc<Polite>) {
+    let pids = pool.pids();
+    let launched = render::browser::launches();
+    let hung = hung_retirements();
     site(web, "hang.test");
     web.site("hang.test")
         .path("/hang.js")
@@ -254,8 +422,8 @@ async fn a_hanging_page_fails_once(pool: &BrowserPool, web: &TestWeb, polite: &A
         .await;
     assert!(result.is_err(), "a hung page has no DOM to read");
     assert!(
-        started.elapsed() < Duration::from_secs(4 + 2 * 10 + 5),
-        "failed within its budget and the browser's command timeouts: {:?}",
+        started.elapsed() < Duration::from_secs(4 + 2),
+        "failed at its deadline: {:?}",
         started.elapsed()
     );
     assert_eq!(
@@ -273,6 +441,19 @@ async fn a_hanging_page_fails_once(pool: &BrowserPool, web: &TestWeb, polite: &A
     .await
     .expect("the next page renders");
     assert_eq!(web.requests_to("after.test", "/alive-again").len(), 1);
+    assert_eq!(render::browser::launches(), launched, "no browser started");
+    assert_eq!(hung_retirements(), hung, "its browser answered: kept");
+    assert!(
+        pids.iter().all(|p| pool.pids().contains(p)),
+        "the same browsers"
+    );
+    let cpu = tree_cpu(&pids);
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let used = tree_cpu(&pids) - cpu;
+    assert!(
+        used < 1.0,
+        "no renderer left spinning: {used:.2} s of CPU in 2 s"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -285,11 +466,14 @@ async fn the_pool_isolates_pages_and_survives_its_browsers() {
     let polite = polite();
     let mut config = PoolConfig::new(chromium);
     config.browsers = 2;
+    config.hung_after = Duration::from_secs(8);
     let pool = BrowserPool::new(config);
     pages_share_nothing(&pool, &web, &polite).await;
     pages_share_browsers(&pool, &web, &polite).await;
     a_killed_browser_is_replaced(&pool, &web, &polite).await;
     a_hanging_page_fails_once(&pool, &web, &polite).await;
+    a_slow_browser_is_kept(&pool, &web, &polite).await;
+    a_silent_browser_is_replaced(&pool, &web, &polite).await;
     pool.close().await;
     assert_eq!(pool.running(), 0);
 }
