@@ -178,10 +178,11 @@ impl Renderer {
         !self.handler.is_finished() && self.pid.is_none_or(crate::procs::running)
     }
 
-    /// Resident memory of the browser's processes together (its main process and every
-    /// descendant: renderers, GPU and network services), from `/proc`; 0 where unknown.
-    pub fn resident_bytes(&self) -> u64 {
-        self.pid.map_or(0, crate::procs::tree_resident_bytes)
+    /// Memory of the browser's processes together (its main process and every descendant:
+    /// renderers, GPU and network services), as proportional set sizes from `/proc` (what
+    /// they share counted once); 0 where unknown.
+    pub fn memory_bytes(&self) -> u64 {
+        self.pid.map_or(0, crate::procs::tree_memory_bytes)
     }
 
     /// Close a browser shared with pages: waits (up to [`COMMAND_TIMEOUT`]) for the other

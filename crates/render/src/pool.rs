@@ -22,15 +22,16 @@ pub const MAX_POOL_BROWSERS: usize = 4;
 pub const POOL_SIZE_ENV: &str = "JITTYBOT_BROWSERS";
 /// The most browsers [`POOL_SIZE_ENV`] may ask for.
 pub const POOL_SIZE_CEILING: usize = 16;
-/// Pages one browser renders at once, each in its own context. A page spends most of its
-/// time waiting for its origin's turn, so several share a browser's CPU well.
-pub const PAGES_PER_BROWSER: usize = 6;
+/// Pages one browser renders at once, each in its own context (and renderer process, a few
+/// tens of MB). A page spends most of its time waiting for its origin's turns and its quiet
+/// spell, so many share a browser's CPU well.
+pub const PAGES_PER_BROWSER: usize = 12;
 /// Pages a browser renders before it is replaced by a fresh one (what a long-lived browser
 /// leaks stays bounded).
 pub const BROWSER_MAX_PAGES: usize = 500;
-/// Resident memory of a browser's processes together above which it is replaced once its
-/// pages in progress are done.
-pub const BROWSER_MAX_RSS_BYTES: u64 = 1024 * 1024 * 1024;
+/// Memory of a browser's processes together (proportional set sizes: what they share is
+/// counted once) above which it is replaced once its pages in progress are done.
+pub const BROWSER_MAX_MEMORY_BYTES: u64 = 1024 * 1024 * 1024;
 /// A browser's memory is read after every this many pages (a walk over `/proc`).
 pub const MEMORY_CHECK_EVERY: usize = 25;
 
@@ -43,7 +44,7 @@ pub enum RetireReason {
     Hung,
     /// It had rendered its [`BROWSER_MAX_PAGES`].
     PagesServed,
-    /// Its processes held more than [`BROWSER_MAX_RSS_BYTES`].
+    /// Its processes held more than [`BROWSER_MAX_MEMORY_BYTES`].
     Memory,
 }
 
@@ -105,22 +106,22 @@ pub struct PoolConfig {
     pub pages_per_browser: usize,
     /// Pages before a browser is replaced.
     pub max_pages: usize,
-    /// Resident bytes (all its processes) above which a browser is replaced.
-    pub max_rss_bytes: u64,
+    /// Bytes (all its processes, proportional set sizes) above which a browser is replaced.
+    pub max_memory_bytes: u64,
     /// Silence after which a browser is judged hung and replaced.
     pub hung_after: Duration,
 }
 
 impl PoolConfig {
     /// The defaults for `executable`: [`pool_size`] browsers, [`PAGES_PER_BROWSER`],
-    /// [`BROWSER_MAX_PAGES`], [`BROWSER_MAX_RSS_BYTES`], [`HUNG_AFTER`].
+    /// [`BROWSER_MAX_PAGES`], [`BROWSER_MAX_MEMORY_BYTES`], [`HUNG_AFTER`].
     pub fn new(executable: PathBuf) -> PoolConfig {
         PoolConfig {
             executable,
             browsers: pool_size(),
             pages_per_browser: PAGES_PER_BROWSER,
             max_pages: BROWSER_MAX_PAGES,
-            max_rss_bytes: BROWSER_MAX_RSS_BYTES,
+            max_memory_bytes: BROWSER_MAX_MEMORY_BYTES,
             hung_after: HUNG_AFTER,
         }
     }
@@ -415,7 +416,7 @@ impl Drop for Hold {
                 .is_some_and(|s| (s.pages + 1) % MEMORY_CHECK_EVERY.max(1) == 0)
         };
         // Read outside the lock: a walk over /proc.
-        let too_big = check_memory && self.renderer.resident_bytes() > config.max_rss_bytes;
+        let too_big = check_memory && self.renderer.memory_bytes() > config.max_memory_bytes;
         {
             let mut slots = self.pool.slots();
             let Some(slot) = slots.get_mut(self.slot) else {
