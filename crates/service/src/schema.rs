@@ -34,8 +34,26 @@ pub static SCHEMA: Schema = Schema {
             sqlite: JOB_CLIENT_V4,
             postgres: JOB_CLIENT_V4,
         },
+        Migration {
+            version: 5,
+            name: "robots.txt bodies stored compressed",
+            sqlite: BODY_ENCODING_SQLITE_V5,
+            postgres: BODY_ENCODING_POSTGRES_V5,
+        },
     ],
 };
+
+/// robots.txt's bytes are most of a stored report (a typical 20 KB file beside a 1 KB
+/// document): new bodies are stored deflated (`codec::encode_body`, `body_encoding` 1, or 0
+/// when deflate does not shrink them). Bodies stored before stay as received (0: SQL cannot
+/// deflate) and read back as they were.
+const BODY_ENCODING_SQLITE_V5: &str = "
+ALTER TABLE service_documents ADD COLUMN body_encoding INTEGER NOT NULL DEFAULT 0;
+";
+
+const BODY_ENCODING_POSTGRES_V5: &str = "
+ALTER TABLE service_documents ADD COLUMN body_encoding BIGINT NOT NULL DEFAULT 0;
+";
 
 /// Each queued job names its client, so the queue serves clients in turn and caps each
 /// one's share: a tag keyed by a secret of the process that queued it, never the address

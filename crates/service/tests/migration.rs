@@ -134,3 +134,116 @@ async fn a_version_2_store_opens_and_reads_back_identically() {
     })
     .await;
 }
+
+/// The service's schema before robots.txt bodies were compressed (migrations 1 to 4).
+fn version_4_schema() -> Schema {
+    Schema {
+        name: "service",
+        migrations: SCHEMA.migrations.split_at(4).0,
+    }
+}
+
+/// A typical robots.txt of about 20 KB: many sections and rules, each line different.
+fn typical_robots_txt() -> String {
+    let mut text = String::from("# robots.txt of a large site\nUser-agent: *\n");
+    for n in 0..600 {
+        text.push_str(&format!("Disallow: /section-{}/private-{n}/\n", n % 37));
+    }
+    text.push_str("Sitemap: https://www.large.test/sitemap.xml\n");
+    text
+}
+
+/// A finished report and its document, written as version 4 wrote them: the document
+/// deflated, robots.txt's bytes as received.
+async fn version_4_insert(db: &Db, url: &str, a: &audit::Analysis) -> ReportId {
+    let id = ReportId::random().unwrap();
+    let report = "INSERT INTO service_reports (id, domain, url, site, is_paste, scheduled, \
+                  state, created_at, analysed_at, score, grade, indexable, report_version, \
+                  scoring_version) VALUES ($1, 'old.test', $2, 'https://www.old.test:443', \
+                  FALSE, FALSE, 'done', $3, $3, 50, 'C', TRUE, 1, 'v')";
+    let (json, body) = old_document(a);
+    let (encoding, document) = service::codec::encode(&json).unwrap();
+    let doc = "INSERT INTO service_documents (id, encoding, robots_body, document) \
+               VALUES ($1, $2, $3, $4)";
+    db::with_pool!(db, pool => async {
+        sqlx::query(report).bind(id.as_str()).bind(url).bind(day(1).as_millisecond())
+            .execute(pool).await?;
+        sqlx::query(doc).bind(id.as_str()).bind(encoding.code()).bind(&body).bind(&document)
+            .execute(pool).await.map(drop)
+    }.await)
+    .unwrap();
+    id
+}
+
+/// `(body_encoding, stored body length)` of each report's document.
+async fn body_rows(store: &Store, id: &ReportId) -> (i64, i64) {
+    let sql = "SELECT body_encoding, CAST(LENGTH(robots_body) AS BIGINT) FROM service_documents \
+               WHERE id = $1";
+    db::with_pool!(store.db(), pool => sqlx::query_as(sql).bind(id.as_str())
+        .fetch_one(pool).await)
+    .unwrap()
+}
+
+/// Bodies stored as received by version 4 read back after migration 5; new bodies are stored
+/// deflated (a fifth of a typical file or less); a body that would inflate past the fetch
+/// limit, or does not inflate, makes its report damaged (not the lists), on both backends.
+#[tokio::test(flavor = "multi_thread")]
+async fn robots_txt_bodies_compress_and_old_ones_still_read() {
+    on_both_backends(|target| async move {
+        let db = Db::open(&target, &[&version_4_schema()]).await.unwrap();
+        let url = "https://www.old.test/page";
+        let old = analysis(url, &typical_robots_txt(), day(1));
+        let old_id = version_4_insert(&db, url, &old).await;
+        let raw = b"User-agent: *\nDisallow: /caf\xe9\n";
+        let mut latin = audit::analyze_file(audit::ProvidedFile::whole(raw), Some(url));
+        latin.analysed_at = day(1);
+        let latin_id = version_4_insert(&db, url, &latin).await;
+        db.close().await;
+
+        let store = Store::open(&target).await.unwrap();
+        let read = store.report(&old_id).await.unwrap().unwrap();
+        assert_eq!(read.report.as_ref(), Some(&old), "an old body reads back");
+        assert_eq!(body_rows(&store, &old_id).await.0, 0);
+        let read = store.report(&latin_id).await.unwrap().unwrap();
+        assert_eq!(read.robots_body.as_deref(), Some(&raw[..]));
+        assert_eq!(read.report.as_ref(), Some(&latin));
+
+        // The same file analysed now: stored deflated, read back byte for byte.
+        let parsed = url::Url::parse("https://www.new.test/").unwrap();
+        let new_id = store.queue_analysis(&parsed, day(2), false).await.unwrap();
+        let new = analysis(parsed.as_str(), &typical_robots_txt(), day(2));
+        store.finish_report(&new_id, &new).await.unwrap();
+        let (code, len) = body_rows(&store, &new_id).await;
+        let size = typical_robots_txt().len() as i64;
+        assert!(size > 20_000, "{size}");
+        assert_eq!(code, 1);
+        assert!(
+            len * 5 < size,
+            "{len} stored bytes for a {size}-byte robots.txt"
+        );
+        let read = store.report(&new_id).await.unwrap().unwrap();
+        assert_eq!(read.report.as_ref(), Some(&new));
+        assert_eq!(
+            read.robots_body.as_deref(),
+            Some(typical_robots_txt().as_bytes())
+        );
+
+        // A bomb (a body inflating past what the fetcher would read) and a body that does not
+        // inflate: each one's report is damaged; the domain still lists them.
+        let (_, bomb) =
+            service::codec::encode_body(&vec![b'#'; service::codec::BODY_MAX_BYTES + 1]).unwrap();
+        for (id, bytes) in [(&old_id, bomb), (&new_id, vec![0x78, 0x01, 0xff, 0x00])] {
+            let damage = "UPDATE service_documents SET body_encoding = 1, robots_body = $1 \
+                          WHERE id = $2";
+            db::with_pool!(store.db(), pool => sqlx::query(damage).bind(&bytes)
+                .bind(id.as_str()).execute(pool).await.map(drop))
+            .unwrap();
+            let error = store.report(id).await.expect_err("a damaged report");
+            assert!(error.is_bad_row(), "{error:?}");
+        }
+        let (rows, total) = store.domain_reports("old.test", 10).await.unwrap();
+        assert_eq!((rows.len(), total), (2, 2));
+        assert!(store.report(&latin_id).await.unwrap().is_some());
+    })
+    .await;
+}

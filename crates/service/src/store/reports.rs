@@ -35,6 +35,7 @@ struct DbRow {
 struct FullRow {
     row: DbRow,
     encoding: Option<i64>,
+    body_encoding: Option<i64>,
     robots_body: Option<Vec<u8>>,
     document: Option<Vec<u8>>,
 }
@@ -74,6 +75,7 @@ macro_rules! from_row {
                 Ok(FullRow {
                     row: <DbRow as sqlx::FromRow<'r, $row>>::from_row(r)?,
                     encoding: r.try_get("encoding")?,
+                    body_encoding: r.try_get("body_encoding")?,
                     robots_body: r.try_get("robots_body")?,
                     document: r.try_get("document")?,
                 })
@@ -170,7 +172,7 @@ macro_rules! full_row_select {
     () => {
         "SELECT r.id, r.domain, r.url, r.is_paste, r.scheduled, r.state, \
          r.created_at, r.analysed_at, r.score, r.indexable, r.error, \
-         d.encoding, d.robots_body, d.document FROM service_reports r \
+         d.encoding, d.body_encoding, d.robots_body, d.document FROM service_reports r \
          LEFT JOIN service_documents d ON d.id = r.id"
     };
 }
@@ -183,12 +185,17 @@ fn full_report(found: FullRow, id: &ReportId) -> Result<Option<StoredReport>, Se
     let FullRow {
         row,
         encoding,
+        body_encoding,
         robots_body: body,
         document: doc,
     } = found;
     let Some(row) = row.into_row() else {
         return Ok(None);
     };
+    let body = body
+        .map(|bytes| codec::decode_body(body_encoding.unwrap_or(0), bytes))
+        .transpose()
+        .map_err(ServiceError::codec(id.as_str()))?;
     let report = match (encoding, doc) {
         (Some(encoding), Some(doc)) => {
             let json = codec::decode(encoding, doc).map_err(ServiceError::codec(id.as_str()))?;
@@ -209,23 +216,31 @@ fn full_report(found: FullRow, id: &ReportId) -> Result<Option<StoredReport>, Se
 }
 
 /// A document as stored: the analysis without robots.txt's text (stored once, as bytes, in
-/// its own column), encoded by [`codec::encode`].
+/// its own column), encoded by [`codec::encode`], and those bytes by [`codec::encode_body`].
 struct Document {
     encoding: i64,
     bytes: Vec<u8>,
+    body_encoding: i64,
     robots_body: Vec<u8>,
 }
 
-fn document(analysis: &Analysis, id: &str) -> Result<Document, ServiceError> {
+/// `analysis` as stored; `body`: the bytes to keep instead of the analysis's own (a paste's
+/// file as received). A body is cut at [`codec::BODY_MAX_BYTES`], the most the fetcher reads
+/// of a robots.txt, so that every stored body reads back.
+fn document(analysis: &Analysis, body: Option<&[u8]>, id: &str) -> Result<Document, ServiceError> {
     let mut copy = analysis.clone();
     // The bytes as received (not the lossy text when they are not UTF-8).
     let text = std::mem::take(&mut copy.robots.body).into_bytes();
-    let robots_body = copy.robots.raw_body.take().unwrap_or(text);
+    let received = copy.robots.raw_body.take().unwrap_or(text);
+    let body = body.unwrap_or(&received);
+    let kept = &body[..body.len().min(codec::BODY_MAX_BYTES)];
+    let (body_encoding, robots_body) = codec::encode_body(kept).map_err(ServiceError::codec(id))?;
     let json = serde_json::to_string(&copy).map_err(ServiceError::document(id))?;
     let (encoding, bytes) = codec::encode(&json).map_err(ServiceError::codec(id))?;
     Ok(Document {
         encoding: encoding.code(),
         bytes,
+        body_encoding: body_encoding.code(),
         robots_body,
     })
 }
@@ -274,9 +289,10 @@ macro_rules! insert_queued {
 
 /// Write (or replace) a report's document.
 const INSERT_DOCUMENT: &str =
-    "INSERT INTO service_documents (id, encoding, robots_body, document) \
-     VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO UPDATE SET encoding = excluded.encoding, \
-     robots_body = excluded.robots_body, document = excluded.document";
+    "INSERT INTO service_documents (id, encoding, robots_body, document, body_encoding) \
+     VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO UPDATE SET encoding = excluded.encoding, \
+     robots_body = excluded.robots_body, document = excluded.document, \
+     body_encoding = excluded.body_encoding";
 
 impl Store {
     /// Queue an analysis of `url`: a queued report and its job, in one transaction.
@@ -345,8 +361,7 @@ impl Store {
         now: Timestamp,
     ) -> Result<ReportId, ServiceError> {
         let id = ReportId::random().map_err(ServiceError::Random)?;
-        let doc = document(analysis, id.as_str())?;
-        let kept = &body[..body.len().min(fetch::ROBOTS_TXT_MAX_BYTES)];
+        let doc = document(analysis, Some(body), id.as_str())?;
         let sql = "INSERT INTO service_reports (id, is_paste, state, created_at, analysed_at, \
                    score, grade, indexable, report_version, scoring_version) \
                    VALUES ($1, TRUE, 'done', $2, $2, $3, $4, FALSE, $5, $6)";
@@ -356,8 +371,9 @@ impl Store {
                 .bind(i64::from(analysis.score)).bind(analysis.grade.to_string())
                 .bind(i64::from(analysis.report_version)).bind(&analysis.scoring_version)
                 .execute(&mut *tx).await.map_err(q("insert paste"))?;
-            sqlx::query(INSERT_DOCUMENT).bind(id.as_str()).bind(doc.encoding).bind(kept)
-                .bind(&doc.bytes).execute(&mut *tx).await.map_err(q("insert paste document"))?;
+            sqlx::query(INSERT_DOCUMENT).bind(id.as_str()).bind(doc.encoding)
+                .bind(&doc.robots_body).bind(&doc.bytes).bind(doc.body_encoding)
+                .execute(&mut *tx).await.map_err(q("insert paste document"))?;
         });
         Ok(id)
     }
@@ -380,7 +396,7 @@ impl Store {
         let mut redacted = analysis.clone();
         crate::redact::analysis(&mut redacted);
         let analysis = &redacted;
-        let doc = document(analysis, id.as_str())?;
+        let doc = document(analysis, None, id.as_str())?;
         let sql = "UPDATE service_reports SET state = 'done', analysed_at = $2, score = $3, \
                    grade = $4, indexable = $5, report_version = $6, scoring_version = $7, \
                    error = NULL WHERE id = $1";
@@ -395,7 +411,8 @@ impl Store {
             // A report deleted meanwhile (data removal) gets no orphan document.
             if updated > 0 {
                 sqlx::query(INSERT_DOCUMENT).bind(id.as_str()).bind(doc.encoding)
-                    .bind(&doc.robots_body).bind(&doc.bytes).execute(&mut *tx).await
+                    .bind(&doc.robots_body).bind(&doc.bytes).bind(doc.body_encoding)
+                    .execute(&mut *tx).await
                     .map_err(q("finish report document"))?;
             }
         });

@@ -3,9 +3,9 @@
 //!
 //! Each report is a real audit of a small robots.txt of the repository's corpus sample
 //! (`testdata/corpus`), stored exactly as `Store::finish_report` stores it (the document
-//! without robots.txt's text, deflated by `service::codec`, in `service_documents`
-//! beside robots.txt's bytes), with its domain, page URL and time written into the document
-//! before it is compressed. Reports are spread over `domains` domains of
+//! without robots.txt's text, deflated by `service::codec`, in `service_documents` beside
+//! robots.txt's bytes, deflated too), with its domain, page URL and time written into the
+//! document before it is compressed. Reports are spread over `domains` domains of
 //! `URLS_PER_DOMAIN` URLs each and over `months` months before `as_of`, so a retention pass
 //! has months to fold and URLs whose newest report is old.
 
@@ -54,7 +54,9 @@ pub struct Plan {
 /// One template: a real analysis as stored, with stand-ins for host, path and time.
 struct Template {
     json: String,
+    /// robots.txt's bytes as stored (`codec::encode_body`), with their `body_encoding`.
     body: Vec<u8>,
+    body_encoding: i64,
     score: i64,
     grade: String,
     indexable: bool,
@@ -78,10 +80,12 @@ fn templates() -> Result<Vec<Template>, String> {
         analysis.robots.requested = true;
         analysis.analysed_at = time;
         let indexable = service::indexing::indexable(&analysis);
-        let stored_body = std::mem::take(&mut analysis.robots.body).into_bytes();
+        let text = std::mem::take(&mut analysis.robots.body).into_bytes();
+        let (body_encoding, stored_body) = codec::encode_body(&text).map_err(|e| e.to_string())?;
         out.push(Template {
             json: serde_json::to_string(&analysis).map_err(|e| e.to_string())?,
             body: stored_body,
+            body_encoding: body_encoding.code(),
             score: i64::from(analysis.score),
             grade: analysis.grade.to_string(),
             indexable,
@@ -157,8 +161,8 @@ const INSERT: &str = "INSERT INTO service_reports (id, domain, url, site, is_pas
      VALUES ";
 const PARAMS_PER_ROW: usize = 12;
 const INSERT_DOCUMENTS: &str =
-    "INSERT INTO service_documents (id, encoding, robots_body, document) VALUES ";
-const PARAMS_PER_DOCUMENT: usize = 4;
+    "INSERT INTO service_documents (id, encoding, robots_body, document, body_encoding) VALUES ";
+const PARAMS_PER_DOCUMENT: usize = 5;
 
 /// `($1, $2, FALSE, ...), (...)` for `rows` rows.
 fn values(rows: usize) -> String {
@@ -185,13 +189,20 @@ fn values(rows: usize) -> String {
     sql
 }
 
-/// `($1, $2, $3, $4), (...)` for `rows` documents.
+/// `($1, $2, $3, $4, $5), (...)` for `rows` documents.
 fn document_values(rows: usize) -> String {
     let mut sql = String::from(INSERT_DOCUMENTS);
     for r in 0..rows {
         let p = |k: usize| format!("${}", r * PARAMS_PER_DOCUMENT + k);
         let sep = if r == 0 { "" } else { "," };
-        sql.push_str(&format!("{sep}({}, {}, {}, {})", p(1), p(2), p(3), p(4)));
+        sql.push_str(&format!(
+            "{sep}({}, {}, {}, {}, {})",
+            p(1),
+            p(2),
+            p(3),
+            p(4),
+            p(5)
+        ));
     }
     sql
 }
@@ -216,7 +227,8 @@ async fn write(store: &Store, rows: &[Row<'_>]) -> Result<(), String> {
                 let mut query = sqlx::query(&sql);
                 for row in chunk {
                     query = query.bind(row.id.as_str()).bind(row.encoding)
-                        .bind(&row.template.body).bind(&row.document);
+                        .bind(&row.template.body).bind(&row.document)
+                        .bind(row.template.body_encoding);
                 }
                 query.execute(&mut *tx).await.map_err(db::DbError::query("bulk insert documents"))?;
             }
