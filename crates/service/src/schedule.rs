@@ -23,8 +23,9 @@ use crate::limits::{
     BETWEEN_SITES, FAILURE_BACKOFF_FIRST, FAILURE_BACKOFF_MAX, REFUSAL_BACKOFF_FIRST,
     REFUSAL_BACKOFF_MAX, RESULT_LIFETIME, RETRY_AFTER_MAX, SCHEDULER_IDLE_POLL, SCHEDULER_LEASE,
 };
+use crate::model::ReportState;
 use crate::service::Service;
-use crate::store::{Backoff, ScheduleRow};
+use crate::store::{Backoff, LastOutcome, ScheduleRow};
 use serde::Serialize;
 
 /// The scheduler's named lease.
@@ -46,11 +47,12 @@ pub enum CheckOutcome {
 }
 
 impl CheckOutcome {
-    fn name(self) -> &'static str {
+    /// What the back-off remembers of it.
+    fn last_outcome(self) -> LastOutcome {
         match self {
-            CheckOutcome::Ok => "ok",
-            CheckOutcome::Failure { .. } => "failure",
-            CheckOutcome::Refusal => "refusal",
+            CheckOutcome::Ok => LastOutcome::Ok,
+            CheckOutcome::Failure { .. } => LastOutcome::Failure,
+            CheckOutcome::Refusal => LastOutcome::Refusal,
         }
     }
 }
@@ -123,7 +125,7 @@ pub fn next_backoff(previous: Option<&Backoff>, outcome: CheckOutcome, now: Time
         failures,
         refusals,
         until: add(now, wait),
-        last_outcome: outcome.name().to_owned(),
+        last_outcome: outcome.last_outcome(),
     }
 }
 
@@ -134,7 +136,7 @@ pub struct BackoffView {
     pub until: Timestamp,
     /// Why: `failure` (unreachable, or asked for fewer requests) or `refusal` (refused the
     /// bot, or showed it a challenge).
-    pub reason: String,
+    pub reason: LastOutcome,
     /// How many checks in a row ended so.
     pub in_a_row: u32,
 }
@@ -149,7 +151,7 @@ pub struct UrlSchedule {
     /// When its newest report was asked for (absent: never analysed).
     pub last_check: Option<Timestamp>,
     /// What came of it: `done`, `failed`, `queued` or `running` (absent: never analysed).
-    pub outcome: Option<String>,
+    pub outcome: Option<ReportState>,
     /// Its score, when done.
     pub score: Option<u8>,
     /// Why it failed, when it did.
@@ -169,24 +171,24 @@ impl UrlSchedule {
         let last = row.last.as_ref();
         let expiry = last.map_or(now, |last| add(last.at, RESULT_LIFETIME));
         let backoff = row.backoff.as_ref();
-        let retry = backoff.filter(|b| b.last_outcome != "ok" && row.last_of_site);
+        let retry = backoff.filter(|b| b.last_outcome != LastOutcome::Ok && row.last_of_site);
         let next_check = match (retry, backoff) {
             (Some(b), _) => b.until,
             (None, Some(b)) => expiry.max(b.until),
             (None, None) => expiry,
         };
-        let in_force = backoff.filter(|b| b.until > now && b.last_outcome != "ok");
+        let in_force = backoff.filter(|b| b.until > now && b.last_outcome != LastOutcome::Ok);
         UrlSchedule {
             url: row.url.clone(),
             added_at: row.added_at,
             last_check: last.map(|l| l.at),
-            outcome: last.map(|l| l.state.clone()),
+            outcome: last.map(|l| l.state),
             score: last.and_then(|l| l.score),
             error: last.and_then(|l| l.error.clone()),
             next_check,
             backoff: in_force.map(|b| BackoffView {
                 until: b.until,
-                reason: b.last_outcome.clone(),
+                reason: b.last_outcome,
                 in_a_row: b.failures.max(b.refusals),
             }),
         }
@@ -290,7 +292,7 @@ impl Scheduler {
         }
         store.release_site(&due.site, &self.holder).await?;
         store.set_last_check(clock.now()).await?;
-        tracing::info!(url = %due.url, outcome = outcome.name(), "scheduled check");
+        tracing::info!(url = %due.url, outcome = outcome.last_outcome().as_str(), "scheduled check");
         Ok(Tick::Checked {
             url: due.url,
             outcome,

@@ -287,7 +287,7 @@ async fn urls_fall_due_when_their_result_expires_unless_the_site_backs_off() {
             failures: 1,
             refusals: 0,
             until: after(expiry, std::time::Duration::from_secs(3600)),
-            last_outcome: "failure".into(),
+            last_outcome: service::store::LastOutcome::Failure,
         };
         store.set_backoff(&due.site, &backoff).await.unwrap();
         assert!(store.next_due(expiry).await.unwrap().is_none());

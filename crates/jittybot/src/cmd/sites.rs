@@ -9,6 +9,7 @@ use jiff::Timestamp;
 use url::Url;
 
 use service::schedule::UrlSchedule;
+use service::store::LastOutcome;
 
 use super::serve::DbArg;
 use crate::terminal::{self, escape};
@@ -94,14 +95,14 @@ fn describe(site: &UrlSchedule) -> String {
                 (None, Some(error)) => format!(": {error}"),
                 (None, None) => String::new(),
             };
-            format!("last check {at} ({outcome}{detail})")
+            format!("last check {at} ({}{detail})", outcome.as_str())
         }
         _ => "never checked".to_owned(),
     };
     let mut line = format!("{}  {last}  next check {}", site.url, site.next_check);
     if let Some(backoff) = &site.backoff {
-        let why = match backoff.reason.as_str() {
-            "refusal" => "refused the bot or showed a challenge",
+        let why = match backoff.reason {
+            LastOutcome::Refusal => "refused the bot or showed a challenge",
             _ => "unreachable or asked for fewer requests",
         };
         line.push_str(&format!(

@@ -23,7 +23,7 @@ pub use crate::model::{ReportRow, ReportState, StoredReport};
 pub use domains::{domain_of_name, DomainIcon, Removed, SiteEntry};
 pub use jobs::Job;
 pub use reports::Queued;
-pub use schedule::{Backoff, DueUrl, LastReport, ScheduleRow};
+pub use schedule::{Backoff, DueUrl, LastOutcome, LastReport, ScheduleRow};
 
 /// The service's store (cheap to clone: a connection pool).
 #[derive(Clone, Debug)]

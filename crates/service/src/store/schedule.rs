@@ -5,9 +5,44 @@ use db::sqlx;
 use jiff::Timestamp;
 use url::Url;
 
-use super::{dur_ms, ms, ts, Store};
+use super::{dur_ms, ms, ts, ReportState, Store};
 use crate::error::{q, ServiceError};
 use crate::limits::RESULT_LIFETIME;
+
+/// What a site's last scheduled check found, as its back-off remembers it (stored as `ok`,
+/// `failure`, `refusal`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LastOutcome {
+    /// The site answered: no back-off.
+    Ok,
+    /// Unreachable, or it asked for fewer requests.
+    Failure,
+    /// It refused the bot or showed it a challenge.
+    Refusal,
+}
+
+impl LastOutcome {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LastOutcome::Ok => "ok",
+            LastOutcome::Failure => "failure",
+            LastOutcome::Refusal => "refusal",
+        }
+    }
+
+    /// The outcome of a stored name. A name this build does not know (a newer build wrote it)
+    /// reads as a failure: the site keeps the back-off the store gave it, as the due-URL query
+    /// (anything but `ok` backs off) does.
+    pub fn parse(text: &str) -> LastOutcome {
+        match text {
+            "ok" => LastOutcome::Ok,
+            "refusal" => LastOutcome::Refusal,
+            _ => LastOutcome::Failure,
+        }
+    }
+}
 
 /// One site's back-off: failures and refusals in a row, and until when it is left alone.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -18,8 +53,8 @@ pub struct Backoff {
     pub refusals: u32,
     /// The site is not checked before this.
     pub until: Timestamp,
-    /// What the last check found (`ok`, `failure`, `refusal`).
-    pub last_outcome: String,
+    /// What the last check found.
+    pub last_outcome: LastOutcome,
 }
 
 /// A URL due for a scheduled check.
@@ -81,7 +116,7 @@ impl Store {
             failures: u32::try_from(f).unwrap_or(u32::MAX),
             refusals: u32::try_from(r).unwrap_or(u32::MAX),
             until: ts(until),
-            last_outcome,
+            last_outcome: LastOutcome::parse(&last_outcome),
         }))
     }
 
@@ -93,7 +128,7 @@ impl Store {
                    until_at = excluded.until_at, last_outcome = excluded.last_outcome";
         db::with_pool!(&self.db, pool => sqlx::query(sql).bind(site)
             .bind(i64::from(backoff.failures)).bind(i64::from(backoff.refusals))
-            .bind(ms(backoff.until)).bind(&backoff.last_outcome).execute(pool).await.map(drop))
+            .bind(ms(backoff.until)).bind(backoff.last_outcome.as_str()).execute(pool).await.map(drop))
         .map_err(q("store backoff"))?;
         Ok(())
     }
@@ -142,8 +177,8 @@ pub struct LastReport {
     pub id: crate::ids::ReportId,
     /// When it was asked for.
     pub at: Timestamp,
-    /// `queued`, `running`, `done` or `failed`.
-    pub state: String,
+    /// Where it is.
+    pub state: ReportState,
     /// Its score, when done.
     pub score: Option<u8>,
     /// Why it failed, when it did.
@@ -196,7 +231,8 @@ fn schedule_row(raw: RawScheduleRow) -> Option<ScheduleRow> {
         (Some(id), Some(at), Some(state)) => Some(LastReport {
             id: id.parse().ok()?,
             at: ts(at),
-            state,
+            // Unknown states (a newer build wrote them) read as failed, as report rows do.
+            state: ReportState::parse(&state).unwrap_or(ReportState::Failed),
             score: score.and_then(|s| u8::try_from(s).ok()),
             error,
         }),
@@ -207,7 +243,7 @@ fn schedule_row(raw: RawScheduleRow) -> Option<ScheduleRow> {
             failures: u32::try_from(f.unwrap_or(0)).unwrap_or(u32::MAX),
             refusals: u32::try_from(r.unwrap_or(0)).unwrap_or(u32::MAX),
             until: ts(until),
-            last_outcome,
+            last_outcome: LastOutcome::parse(&last_outcome),
         }),
         _ => None,
     };
