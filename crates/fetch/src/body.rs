@@ -3,7 +3,7 @@
 //! the operation's deadline and a minimum transfer rate.
 
 use std::io;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_compression::tokio::bufread::{BrotliDecoder, DeflateDecoder, GzipDecoder, ZlibDecoder};
@@ -18,6 +18,7 @@ use crate::config::MinTransferRate;
 use crate::deadline::Deadline;
 use crate::error::{Cause, FetchError, TimeoutPhase};
 use crate::http::RawBody;
+use crate::tap::{RawTap, SharedTap};
 
 /// Largest piece read from the decoder at once: with the cap, what bounds the memory a bomb
 /// can make the reader allocate.
@@ -96,14 +97,6 @@ pub struct Body {
     pub raw: Option<Vec<u8>>,
 }
 
-/// Counts (and optionally keeps) the bytes as received.
-#[derive(Debug, Default)]
-pub(crate) struct RawTap {
-    pub(crate) bytes: u64,
-    kept: Option<Vec<u8>>,
-    keep_limit: usize,
-}
-
 /// Reads a body: decoded chunks, capped, within the deadline and the minimum rate.
 pub struct BodyReader {
     source: Source,
@@ -117,7 +110,7 @@ pub struct BodyReader {
     window_end: Option<Instant>,
     window_bytes: u64,
     host: String,
-    tap: Arc<Mutex<RawTap>>,
+    tap: SharedTap,
     /// The announced length of an uncoded body, within the cap (0: unknown).
     size_hint: usize,
     /// Held while the body is read (the pacer's permit: one request in flight per origin).
@@ -146,17 +139,11 @@ impl std::fmt::Debug for BodyReader {
 
 type IoStream = std::pin::Pin<Box<dyn futures_util::Stream<Item = io::Result<Bytes>> + Send>>;
 
-fn io_stream(raw: RawBody, tap: &Arc<Mutex<RawTap>>) -> IoStream {
+fn io_stream(raw: RawBody, tap: &SharedTap) -> IoStream {
     let tap = Arc::clone(tap);
     Box::pin(raw.map(move |chunk| {
         if let Ok(bytes) = &chunk {
-            let mut tap = tap.lock().unwrap_or_else(PoisonError::into_inner);
-            tap.bytes += bytes.len() as u64;
-            let limit = tap.keep_limit;
-            if let Some(kept) = &mut tap.kept {
-                let room = limit.saturating_sub(kept.len());
-                kept.extend_from_slice(&bytes[..bytes.len().min(room)]);
-            }
+            RawTap::lock(&tap).record(bytes);
         }
         chunk.map_err(io::Error::other)
     }))
@@ -225,11 +212,7 @@ impl BodyReader {
                 }),
             _ => 0,
         };
-        let tap = Arc::new(Mutex::new(RawTap {
-            bytes: 0,
-            kept: keep_raw.map(|_| Vec::new()),
-            keep_limit: limits.keep_raw.unwrap_or(0),
-        }));
+        let tap = RawTap::shared(keep_raw);
         let source = match coding {
             ContentCoding::Deflate => Source::PendingDeflate(raw),
             _ => Source::Reader(reader_for(&coding, io_stream(raw, &tap), false)),
@@ -309,10 +292,7 @@ impl BodyReader {
 
     /// Bytes received so far, as sent (content-coded).
     pub fn raw_bytes(&self) -> u64 {
-        self.tap
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .bytes
+        RawTap::lock(&self.tap).bytes()
     }
 
     /// The next decoded chunk (at most [`READ_CHUNK_BYTES`]), or `None` at the end of the
@@ -447,16 +427,16 @@ impl BodyReader {
                 }
             }
         }
-        let mut tap = self.tap.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut tap = RawTap::lock(&self.tap);
         Ok(Body {
             bytes,
             truncated: self.truncated && !stopped_at_marker,
             stopped_at_marker,
             decoded_bytes: self.decoded,
-            raw_bytes: tap.bytes,
+            raw_bytes: tap.bytes(),
             coding: self.coding.clone(),
             // Taken, not copied: the reader is done with it.
-            raw: tap.kept.take(),
+            raw: tap.take_kept(),
         })
     }
 }

@@ -61,6 +61,7 @@ mod resolve;
 mod robots_txt;
 mod scope;
 pub mod serde_status;
+mod tap;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod verdict;

@@ -3,11 +3,12 @@
 //! request goes through ([`crate::Fetcher::send_hop`]), so the counts are what servers saw.
 
 use std::fmt;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use http::StatusCode;
 
 use crate::error::FetchError;
+use crate::tap::{RawTap, SharedTap};
 
 /// What a request is for, as the caller labels it ([`crate::Request::kind`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -64,16 +65,12 @@ pub trait Observer: Send + Sync + fmt::Debug {
 pub(crate) struct BodyReport {
     pub(crate) observer: Arc<dyn Observer>,
     pub(crate) kind: RequestKind,
-    pub(crate) bytes: Arc<Mutex<crate::body::RawTap>>,
+    pub(crate) bytes: SharedTap,
 }
 
 impl Drop for BodyReport {
     fn drop(&mut self) {
-        let bytes = self
-            .bytes
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .bytes;
+        let bytes = RawTap::lock(&self.bytes).bytes();
         self.observer.body_read(self.kind, bytes);
     }
 }

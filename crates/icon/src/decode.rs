@@ -4,72 +4,13 @@
 
 use std::io::Cursor;
 
-use image::codecs::png::PngEncoder;
 use image::imageops::FilterType;
-use image::{
-    DynamicImage, ExtendedColorType, ImageEncoder, ImageError, ImageFormat, ImageReader, Limits,
-    RgbaImage,
-};
+use image::{DynamicImage, ImageError, ImageFormat, ImageReader, Limits, RgbaImage};
 
 use crate::error::IconError;
+use crate::limits::{ICON_SIZE, MAX_DECODE_ALLOC, MAX_DIMENSION, MAX_ICON_BYTES};
+use crate::png::Png64;
 use crate::svg;
-
-/// The side of a stored icon, in pixels.
-pub const ICON_SIZE: u32 = 64;
-
-/// The most bytes of an icon read, fetched or decoded (1 MiB): a real favicon is a few KiB,
-/// a large multi-size ICO or apple-touch PNG a few hundred.
-pub const MAX_ICON_BYTES: usize = 1024 * 1024;
-
-/// The largest width or height a raster icon may declare (4,096 px, so at most 16.8 M pixels
-/// before [`MAX_DECODE_ALLOC`] applies). Checked from the header, before any pixel buffer is
-/// allocated: a 1 KiB PNG declaring 100,000 × 100,000 pixels is refused at once.
-pub const MAX_DIMENSION: u32 = 4096;
-
-/// The most memory the decoder may allocate for one icon (64 MiB): one 4,096 × 4,096 RGBA
-/// frame, the largest [`MAX_DIMENSION`] allows.
-pub const MAX_DECODE_ALLOC: u64 = 64 * 1024 * 1024;
-
-/// A stored icon: a PNG of exactly [`ICON_SIZE`] × [`ICON_SIZE`] RGBA pixels.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Png64(Vec<u8>);
-
-impl Png64 {
-    /// The PNG file.
-    pub fn as_bytes(&self) -> &[u8] {
-        &self.0
-    }
-
-    /// The PNG file, owned.
-    pub fn into_bytes(self) -> Vec<u8> {
-        self.0
-    }
-
-    /// A PNG already checked to be [`ICON_SIZE`]-square (the sandbox's answer).
-    pub(crate) fn from_checked(png: Vec<u8>) -> Png64 {
-        Png64(png)
-    }
-
-    /// Encodes a [`ICON_SIZE`]-square canvas.
-    pub(crate) fn encode(canvas: &RgbaImage) -> Result<Png64, IconError> {
-        let mut png = Vec::new();
-        PngEncoder::new(&mut png)
-            .write_image(
-                canvas.as_raw(),
-                canvas.width(),
-                canvas.height(),
-                ExtendedColorType::Rgba8,
-            )
-            .map_err(IconError::Encode)?;
-        Ok(Png64(png))
-    }
-}
-
-impl std::fmt::Debug for Png64 {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Png64({} bytes)", self.0.len())
-    }
-}
 
 /// What the bytes are.
 enum Kind {
@@ -104,7 +45,9 @@ pub fn decode_icon(bytes: &[u8], content_type: Option<&str>) -> Result<Png64, Ic
         });
     }
     match kind_of(bytes, content_type)? {
-        Kind::Raster(format) => Png64::encode(&fit(decode_raster(bytes, format)?)?),
+        Kind::Raster(format) => {
+            Png64::encode(&fit(decode_raster(bytes, format)?)?).map_err(IconError::Encode)
+        }
         Kind::Svg => svg::render(bytes),
     }
 }

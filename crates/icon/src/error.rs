@@ -1,7 +1,7 @@
 //! Why an icon could not be used: every broken, hostile or unsupported image is one of
 //! these ("no icon"), never a panic.
 
-use crate::sandbox::{Budget, SandboxError};
+use crate::sandbox::budget::{Budget, SandboxError};
 
 /// Why bytes did not make an icon.
 #[derive(Debug, thiserror::Error)]

@@ -14,9 +14,10 @@ use fetch::{
 use robots::ProductTokens;
 use url::Url;
 
-use crate::decode::{Png64, MAX_ICON_BYTES};
 use crate::error::IconError;
 use crate::home::HeadBuffer;
+use crate::limits::MAX_ICON_BYTES;
+use crate::png::Png64;
 use crate::rank::{IconLink, RelKind};
 use crate::sandbox::IconDecoder;
 

@@ -30,13 +30,15 @@ mod decode;
 mod error;
 mod find;
 mod home;
+mod limits;
 mod links;
+mod png;
 mod rank;
 mod refresh;
 mod sandbox;
 mod svg;
 
-pub use decode::{decode_icon, Png64, ICON_SIZE, MAX_DECODE_ALLOC, MAX_DIMENSION, MAX_ICON_BYTES};
+pub use decode::decode_icon;
 pub use error::{IconError, IconErrorKind};
 pub use find::{
     find_icon, find_icon_after_analysis, find_icon_within, Attempt, AttemptResult, FoundIcon,
@@ -44,9 +46,11 @@ pub use find::{
     FIND_ICON_DEADLINE, HOME_PAGE_MAX_BYTES, ICON_ACCEPT, MAX_DECLARED_TRIED,
 };
 pub use home::MAX_HEAD_CHECKS;
+pub use limits::{ICON_SIZE, MAX_DECODE_ALLOC, MAX_DIMENSION, MAX_ICON_BYTES};
 pub use links::{
     declared_icons, IconLinkReader, MAX_ATTRIBUTE_BYTES, MAX_DECLARED_ICONS, MAX_HREF_BYTES,
 };
+pub use png::Png64;
 pub use rank::{parse_sizes, rank, DeclaredSize, IconLink, RelKind, APPLE_TOUCH_DEFAULT_SIZE};
 pub use refresh::{icon_due, next_icon_check, ICON_REFRESH_AGE, NO_ICON_RETRY_AGE};
 pub use sandbox::{

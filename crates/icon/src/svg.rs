@@ -8,8 +8,9 @@ use std::collections::{HashMap, HashSet};
 use image::RgbaImage;
 use roxmltree::{Document, Node, NodeId, ParsingOptions};
 
-use crate::decode::{Png64, ICON_SIZE};
 use crate::error::IconError;
+use crate::limits::ICON_SIZE;
+use crate::png::Png64;
 
 /// The most XML nodes an SVG may have, entities expanded (roxmltree's `nodes_limit`), and the
 /// most elements its drawing may have once every reference (`<use>`, `href="#id"`,
@@ -56,7 +57,7 @@ pub(crate) fn render(bytes: &[u8]) -> Result<Png64, IconError> {
     let document = Document::parse_with_options(text, parsing).map_err(IconError::SvgXml)?;
     check_expansion(&document)?;
     let tree = usvg::Tree::from_xmltree(&document, &options()).map_err(IconError::Svg)?;
-    Png64::encode(&rasterise(&tree)?)
+    Png64::encode(&rasterise(&tree)?).map_err(IconError::Encode)
 }
 
 /// usvg options that load nothing: no resource directory, no fonts (text is not drawn), and

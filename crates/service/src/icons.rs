@@ -14,8 +14,6 @@
 //! recorded. [`FetchedIcons`] is the real source: `icon::find_icon_after_analysis` on the
 //! service's fetcher.
 
-use std::future::Future;
-use std::pin::Pin;
 use std::time::Duration;
 
 use audit::report::RobotsStatus;
@@ -29,27 +27,7 @@ use crate::ids::registrable_domain;
 use crate::schedule::{classify, CheckOutcome};
 use crate::service::Service;
 
-/// A boxed, sendable future.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
-
-/// What a search for a site's icon starts from: what the analysis before it read.
-#[derive(Debug, Clone, Copy)]
-pub struct IconRequest<'a> {
-    /// The site's home page (`https://example.com/`).
-    pub home: &'a Url,
-    /// The site's robots.txt as the analysis read it.
-    pub robots: KnownRobots<'a>,
-    /// The home page's head, when the analysed URL was the home page.
-    pub home_page: Option<HomePage<'a>>,
-    /// The site's Crawl-delay for the bot (at most [`icon::CRAWL_DELAY_BUDGET`]).
-    pub crawl_delay: Option<Duration>,
-}
-
-/// Finds a site's icon: the 64×64 PNG, or `None` when there is none (or it is broken).
-pub trait IconSource: Send + Sync {
-    /// Look for the icon of the site `request` names.
-    fn find<'a>(&'a self, request: IconRequest<'a>) -> BoxFuture<'a, Option<Vec<u8>>>;
-}
+pub use crate::icon_source::{BoxFuture, IconRequest, IconSource};
 
 /// Icons found by `icon::find_icon_after_analysis` (declared icons of the home page, best
 /// first, then `/favicon.ico`, each only where robots.txt allows it; decoded by the given

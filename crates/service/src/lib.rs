@@ -15,12 +15,14 @@
 
 pub mod analyzer;
 pub mod api;
+pub mod api_error;
 pub mod client;
 pub mod clock;
 pub mod codec;
 pub mod connections;
 pub mod cpu;
 mod error;
+pub mod icon_source;
 pub mod icons;
 pub mod ids;
 pub mod indexing;
@@ -45,7 +47,8 @@ pub mod testing;
 mod views;
 mod worker;
 
-pub use api::{router, ApiError};
+pub use api::router;
+pub use api_error::ApiError;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::ServiceError;
 pub use ids::{registrable_domain, site_of, ReportId};

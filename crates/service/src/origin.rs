@@ -57,7 +57,7 @@ pub async fn refuse_cross_site_posts(
         tracing::info!("cross-site post refused");
         let message = "posts from other sites are refused: use the form on this site";
         if request.uri().path().starts_with("/api/") {
-            return crate::api::ApiError::new(StatusCode::FORBIDDEN, message).into_response();
+            return crate::api_error::ApiError::new(StatusCode::FORBIDDEN, message).into_response();
         }
         return (StatusCode::FORBIDDEN, message).into_response();
     }

@@ -13,7 +13,7 @@ use crate::client::TrustedProxies;
 use crate::clock::Clock;
 use crate::connections::ConnectionLimits;
 use crate::cpu::AuditPool;
-use crate::icons::IconSource;
+use crate::icon_source::IconSource;
 use crate::limits::{DATA_REFRESH, STATS_REFRESH};
 use crate::ratelimit::RateLimiter;
 use crate::store::Store;

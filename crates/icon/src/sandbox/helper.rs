@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use rustix::process::{setrlimit, Resource, Rlimit};
 
-use super::{SANDBOX_CPU_TIME, SANDBOX_MAX_INPUT_BYTES, SANDBOX_MEMORY_BUDGET};
+use super::budget::{SANDBOX_CPU_TIME, SANDBOX_MAX_INPUT_BYTES, SANDBOX_MEMORY_BUDGET};
 use crate::decode::decode_icon;
 use crate::error::IconError;
 

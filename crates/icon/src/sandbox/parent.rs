@@ -1,8 +1,10 @@
 //! The parent's side: start the helper, feed it, read its answer within the wall-clock
 //! budget, and say what its ending means.
 
+use std::ffi::OsString;
 use std::io::Cursor;
 use std::os::unix::process::ExitStatusExt;
+use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 
@@ -11,13 +13,26 @@ use rustix::process::Signal;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, Command};
 
-use super::helper::{CPU_FLAG, EXIT_REFUSED, EXIT_SETUP, MEMORY_FLAG, SVG_FLAG};
-use super::{
-    Budget, Sandbox, SandboxError, SANDBOX_MAX_INPUT_BYTES, SANDBOX_MAX_OUTPUT_BYTES,
+use super::budget::{
+    Budget, SandboxError, SANDBOX_MAX_INPUT_BYTES, SANDBOX_MAX_OUTPUT_BYTES,
     SANDBOX_MAX_OUTPUT_PIXELS, SANDBOX_MAX_STDERR_BYTES,
 };
-use crate::decode::{is_svg_type, Png64, ICON_SIZE};
+use super::helper::{CPU_FLAG, EXIT_REFUSED, EXIT_SETUP, MEMORY_FLAG, SVG_FLAG};
+use crate::decode::is_svg_type;
 use crate::error::{IconError, IconErrorKind};
+use crate::limits::ICON_SIZE;
+use crate::png::Png64;
+
+/// The helper program of a [`Sandbox`](super::Sandbox): which executable, with which leading
+/// arguments, and its budgets.
+#[derive(Debug, Clone)]
+pub(super) struct Helper {
+    pub(super) program: PathBuf,
+    pub(super) args: Vec<OsString>,
+    pub(super) memory_budget: u64,
+    pub(super) cpu_time: Duration,
+    pub(super) wall_time: Duration,
+}
 
 /// What Rust's runtime prints before it aborts on a failed allocation.
 const ALLOCATION_FAILED: &str = "memory allocation of";
@@ -32,7 +47,7 @@ struct Ending {
 }
 
 pub(super) async fn decode(
-    sandbox: &Sandbox,
+    sandbox: &Helper,
     bytes: &[u8],
     content_type: Option<&str>,
 ) -> Result<Png64, IconError> {
