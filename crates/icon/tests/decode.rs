@@ -1,8 +1,6 @@
 //! Decoding icons to 64×64 PNGs: images generated here in every format read, and hostile
 //! ones (bombs, truncated files, garbage, SVGs reaching outside or expanding without end).
 
-use std::io::Cursor;
-
 use icon::{
     decode_icon, IconError, ICON_SIZE, MAX_DIMENSION, MAX_ICON_BYTES, MAX_SVG_DEPTH, MAX_SVG_NODES,
     SVG_LAYER_COST,
@@ -11,20 +9,10 @@ use image::{DynamicImage, ImageFormat, Rgba, RgbaImage};
 
 mod bombs;
 
+use bombs::{encode, png_declaring, solid};
+
 const RED: Rgba<u8> = Rgba([255, 0, 0, 255]);
 const CLEAR: Rgba<u8> = Rgba([0, 0, 0, 0]);
-
-fn solid(width: u32, height: u32, colour: Rgba<u8>) -> DynamicImage {
-    DynamicImage::ImageRgba8(RgbaImage::from_pixel(width, height, colour))
-}
-
-fn encode(image: &DynamicImage, format: ImageFormat) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    image
-        .write_to(&mut Cursor::new(&mut bytes), format)
-        .expect("encoding a test image");
-    bytes
-}
 
 /// The stored icon decoded again: it must be a 64×64 RGBA PNG.
 fn decoded(bytes: &[u8], content_type: Option<&str>) -> RgbaImage {
@@ -122,42 +110,6 @@ fn an_animated_gif_gives_its_first_frame() {
     }
     let icon = decoded(&bytes, Some("image/gif"));
     assert!(icon.pixels().all(is_red));
-}
-
-/// A PNG's chunk with its CRC.
-fn chunk(kind: &[u8; 4], data: &[u8]) -> Vec<u8> {
-    let mut out = (data.len() as u32).to_be_bytes().to_vec();
-    out.extend_from_slice(kind);
-    out.extend_from_slice(data);
-    let mut crc = 0xffff_ffffu32;
-    for byte in kind.iter().chain(data) {
-        crc ^= u32::from(*byte);
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                (crc >> 1) ^ 0xedb8_8320
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    out.extend_from_slice(&(!crc).to_be_bytes());
-    out
-}
-
-/// A PNG that declares `width`×`height` pixels of `bit_depth`-bit RGBA but holds one small
-/// compressed block: a decompression bomb if its header were believed.
-fn png_declaring(width: u32, height: u32, bit_depth: u8) -> Vec<u8> {
-    let mut ihdr = width.to_be_bytes().to_vec();
-    ihdr.extend_from_slice(&height.to_be_bytes());
-    ihdr.extend_from_slice(&[bit_depth, 6, 0, 0, 0]);
-    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
-    png.extend(chunk(b"IHDR", &ihdr));
-    // A zlib stream of zeros (stored deflate, 1 KiB).
-    let mut idat = vec![0x78, 0x01, 0x01, 0x00, 0x04, 0xff, 0xfb];
-    idat.extend(std::iter::repeat_n(0u8, 1024));
-    png.extend(chunk(b"IDAT", &idat));
-    png.extend(chunk(b"IEND", &[]));
-    png
 }
 
 #[test]

@@ -1,18 +1,19 @@
 //! The polite icon search against real loopback servers (crates/testweb), asserting what the
 //! servers were asked; the deadline on tokio's paused clock with the scripted web.
 
-use std::io::Cursor;
 use std::time::Duration;
 
 use fetch::{FetchConfig, Fetcher, ResolvePin, SkipReason, StatusCode};
 use icon::{
-    find_icon, AttemptResult, HomePage, HomePageRead, IconDecoder, IconError, IconSource, RelKind,
-    BOT_TOKEN, CRAWL_DELAY_BUDGET, FIND_ICON_DEADLINE, HOME_PAGE_MAX_BYTES, MAX_DECLARED_TRIED,
-    MAX_ICON_BYTES,
+    find_icon, AttemptResult, HomePage, HomePageRead, IconDecoder, IconError, IconSearch,
+    IconSource, RelKind, BOT_TOKEN, CRAWL_DELAY_BUDGET, FIND_ICON_DEADLINE, HOME_PAGE_MAX_BYTES,
+    MAX_DECLARED_TRIED, MAX_ICON_BYTES,
 };
-use image::{DynamicImage, ImageFormat, Rgba, RgbaImage};
+use image::{ImageFormat, Rgba};
 use testweb::{Reply, TestWeb};
 use url::Url;
+
+mod bombs;
 
 fn make_fetcher(web: &TestWeb, hosts: &[&str]) -> Fetcher {
     let mut config = FetchConfig::new(BOT_TOKEN, "https://robotstxtparser.example/bot");
@@ -26,12 +27,21 @@ fn make_fetcher(web: &TestWeb, hosts: &[&str]) -> Fetcher {
 }
 
 fn image_bytes(colour: [u8; 4], size: u32, format: ImageFormat) -> Vec<u8> {
-    let image = DynamicImage::ImageRgba8(RgbaImage::from_pixel(size, size, Rgba(colour)));
-    let mut bytes = Vec::new();
-    image
-        .write_to(&mut Cursor::new(&mut bytes), format)
-        .expect("a test image");
-    bytes
+    bombs::encode(&bombs::solid(size, size, Rgba(colour)), format)
+}
+
+/// [`find_icon`] decoding in this process: the images are the test's own.
+async fn find_in_process(
+    fetcher: &Fetcher,
+    site: &Url,
+    home_page: Option<HomePage<'_>>,
+) -> IconSearch {
+    find_icon(fetcher, site, home_page, &IconDecoder::InProcess).await
+}
+
+/// The search of `host`'s icon on the test web, its home page fetched.
+async fn find_on_web(web: &TestWeb, host: &str) -> IconSearch {
+    find_in_process(&make_fetcher(web, &[host]), &site(web, host), None).await
 }
 
 /// The colour at the centre of a found icon.
@@ -79,13 +89,7 @@ async fn the_best_declared_icon_is_used() {
     web.site(host)
         .path("/small.png")
         .respond(Reply::ok().body(image_bytes(BLUE, 16, ImageFormat::Png)));
-    let search = find_icon(
-        &make_fetcher(&web, &[host]),
-        &site(&web, host),
-        None,
-        &IconDecoder::InProcess,
-    )
-    .await;
+    let search = find_on_web(&web, host).await;
     let found = search.icon.expect("an icon");
     assert_eq!(found.url.path(), "/static/big.png");
     assert_eq!(centre(found.png.as_bytes()), GREEN);
@@ -123,13 +127,7 @@ async fn favicon_ico_is_the_fallback_after_broken_declared_icons() {
             .header("Content-Type", "text/plain")
             .body(image_bytes(GREEN, 32, ImageFormat::Ico)),
     );
-    let search = find_icon(
-        &make_fetcher(&web, &[host]),
-        &site(&web, host),
-        None,
-        &IconDecoder::InProcess,
-    )
-    .await;
+    let search = find_on_web(&web, host).await;
     let found = search.icon.expect("an icon");
     assert_eq!(found.url.path(), "/favicon.ico");
     assert_eq!(centre(found.png.as_bytes()), GREEN);
@@ -172,13 +170,7 @@ async fn robots_forbidden_icon_paths_are_never_requested() {
     web.site(host)
         .path("/favicon.ico")
         .respond(Reply::ok().body(image_bytes(GREEN, 16, ImageFormat::Ico)));
-    let search = find_icon(
-        &make_fetcher(&web, &[host]),
-        &site(&web, host),
-        None,
-        &IconDecoder::InProcess,
-    )
-    .await;
+    let search = find_on_web(&web, host).await;
     assert!(search.icon.is_none());
     assert_eq!(search.attempts.len(), 2);
     for attempt in &search.attempts {
@@ -207,13 +199,7 @@ async fn a_forbidden_home_page_still_allows_favicon_ico() {
     web.site(host)
         .path("/favicon.ico")
         .respond(Reply::ok().body(image_bytes(BLUE, 48, ImageFormat::Png)));
-    let search = find_icon(
-        &make_fetcher(&web, &[host]),
-        &site(&web, host),
-        None,
-        &IconDecoder::InProcess,
-    )
-    .await;
+    let search = find_on_web(&web, host).await;
     assert!(matches!(
         search.home_page,
         HomePageRead::Skipped(SkipReason::Disallowed { .. })
@@ -234,9 +220,7 @@ async fn broken_and_bomb_images_give_no_icon() {
            <link rel="icon" href="/huge.ico" sizes="16x16">"#,
     ));
     // A PNG declaring 100,000 × 100,000 pixels.
-    let mut bomb = image_bytes(GREEN, 1, ImageFormat::Png);
-    bomb[16..24].copy_from_slice(&[0, 1, 0x86, 0xa0, 0, 1, 0x86, 0xa0]);
-    fix_ihdr_crc(&mut bomb);
+    let bomb = bombs::png_declaring(100_000, 100_000, 8);
     web.site(host)
         .path("/bomb.png")
         .respond(Reply::ok().body(bomb));
@@ -250,13 +234,7 @@ async fn broken_and_bomb_images_give_no_icon() {
     web.site(host)
         .path("/favicon.ico")
         .respond(Reply::ok().body(b"\x00\x00\x01\x00garbage"));
-    let search = find_icon(
-        &make_fetcher(&web, &[host]),
-        &site(&web, host),
-        None,
-        &IconDecoder::InProcess,
-    )
-    .await;
+    let search = find_on_web(&web, host).await;
     assert!(search.icon.is_none());
     let results: Vec<String> = search
         .attempts
@@ -291,21 +269,6 @@ async fn broken_and_bomb_images_give_no_icon() {
     assert_eq!(search.attempts.len(), 4);
 }
 
-fn fix_ihdr_crc(png: &mut [u8]) {
-    let mut crc = 0xffff_ffffu32;
-    for byte in &png[12..29] {
-        crc ^= u32::from(*byte);
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                (crc >> 1) ^ 0xedb8_8320
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    png[29..33].copy_from_slice(&(!crc).to_be_bytes());
-}
-
 #[tokio::test]
 async fn a_given_home_page_is_not_fetched_again_and_resolves_against_its_final_url() {
     let web = TestWeb::start().await;
@@ -322,13 +285,7 @@ async fn a_given_home_page_is_not_fetched_again_and_resolves_against_its_final_u
         url: &final_url,
         html,
     };
-    let search = find_icon(
-        &make_fetcher(&web, &[host]),
-        &site(&web, host),
-        Some(page),
-        &IconDecoder::InProcess,
-    )
-    .await;
+    let search = find_in_process(&make_fetcher(&web, &[host]), &site(&web, host), Some(page)).await;
     assert!(matches!(search.home_page, HomePageRead::Given));
     assert_eq!(centre(search.icon.expect("an icon").png.as_bytes()), BLUE);
     assert_eq!(paths(&web), ["/robots.txt", "/en/touch.png"]);
@@ -351,13 +308,7 @@ async fn an_svg_icon_is_rendered_and_its_external_image_never_requested() {
     web.site(host)
         .path("/pixel.png")
         .respond(Reply::ok().body(image_bytes(GREEN, 10, ImageFormat::Png)));
-    let search = find_icon(
-        &make_fetcher(&web, &[host]),
-        &site(&web, host),
-        None,
-        &IconDecoder::InProcess,
-    )
-    .await;
+    let search = find_on_web(&web, host).await;
     assert_eq!(centre(search.icon.expect("an icon").png.as_bytes()), BLUE);
     assert!(web.requests_to(host, "/pixel.png").is_empty());
     assert_eq!(paths(&web), ["/robots.txt", "/", "/logo.svg"]);
@@ -389,7 +340,7 @@ async fn one_deadline_covers_the_whole_search() {
     ));
     let started = tokio::time::Instant::now();
     let site = Url::parse("https://slow.test/").expect("a URL");
-    let search = find_icon(&fetcher, &site, None, &IconDecoder::InProcess).await;
+    let search = find_in_process(&fetcher, &site, None).await;
     let took = started.elapsed();
     assert!(search.icon.is_none());
     assert!(took <= FIND_ICON_DEADLINE, "{took:?}");
@@ -427,13 +378,7 @@ async fn at_most_three_declared_icons_are_tried_then_favicon_ico() {
         })
         .collect();
     web.site(host).path("/").respond(home_page(&links));
-    let search = find_icon(
-        &make_fetcher(&web, &[host]),
-        &site(&web, host),
-        None,
-        &IconDecoder::InProcess,
-    )
-    .await;
+    let search = find_on_web(&web, host).await;
     assert!(search.icon.is_none());
     assert_eq!(search.declared.len(), 5);
     assert_eq!(
@@ -461,13 +406,7 @@ async fn the_home_page_is_read_up_to_its_cap() {
     web.site(host).path("/").respond(home_page(&format!(
         r#"<link rel="icon" href="/early.png"><!-- {filler} --><link rel="icon" href="/late.png" sizes="64x64">"#
     )));
-    let search = find_icon(
-        &make_fetcher(&web, &[host]),
-        &site(&web, host),
-        None,
-        &IconDecoder::InProcess,
-    )
-    .await;
+    let search = find_on_web(&web, host).await;
     let declared: Vec<&str> = search.declared.iter().map(|link| link.url.path()).collect();
     assert_eq!(declared, ["/early.png"]);
 }
@@ -491,13 +430,7 @@ async fn a_redirect_to_a_forbidden_path_is_not_followed() {
     web.site(host)
         .path("/favicon.ico")
         .respond(Reply::ok().body(image_bytes(GREEN, 16, ImageFormat::Ico)));
-    let search = find_icon(
-        &make_fetcher(&web, &[host]),
-        &site(&web, host),
-        None,
-        &IconDecoder::InProcess,
-    )
-    .await;
+    let search = find_on_web(&web, host).await;
     assert!(matches!(
         search.attempts[0].result,
         AttemptResult::Skipped(SkipReason::Disallowed { .. })
@@ -527,7 +460,7 @@ async fn crawl_delay_waits_come_out_of_one_budget() {
     ));
     let site = Url::parse("https://delay.test/").expect("a URL");
     let started = tokio::time::Instant::now();
-    let search = find_icon(&fetcher, &site, None, &IconDecoder::InProcess).await;
+    let search = find_in_process(&fetcher, &site, None).await;
     let results: Vec<String> = search
         .attempts
         .iter()
@@ -565,13 +498,7 @@ async fn an_unreachable_robots_txt_means_no_request_at_all() {
     web.site(host)
         .path("/favicon.ico")
         .respond(Reply::ok().body(image_bytes(GREEN, 16, ImageFormat::Ico)));
-    let search = find_icon(
-        &make_fetcher(&web, &[host]),
-        &site(&web, host),
-        None,
-        &IconDecoder::InProcess,
-    )
-    .await;
+    let search = find_on_web(&web, host).await;
     assert!(search.icon.is_none());
     assert!(matches!(
         search.home_page,
@@ -620,7 +547,7 @@ async fn the_home_page_is_read_only_to_the_end_of_its_head() {
     ));
     let site = Url::parse("https://head.test/").expect("a URL");
     let started = tokio::time::Instant::now();
-    let search = find_icon(&fetcher, &site, None, &IconDecoder::InProcess).await;
+    let search = find_in_process(&fetcher, &site, None).await;
     assert!(matches!(
         search.home_page,
         HomePageRead::Fetched(StatusCode::OK)

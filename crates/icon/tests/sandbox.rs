@@ -2,7 +2,6 @@
 //! icons come through unchanged, and bombs that get past the decoders' own checks end in a
 //! typed error within the wall-clock budget, having cost the parent nothing.
 
-use std::io::Cursor;
 use std::time::{Duration, Instant};
 
 use fetch::{FetchConfig, Fetcher, ResolvePin};
@@ -18,6 +17,8 @@ use url::Url;
 
 mod bombs;
 
+use bombs::encode;
+
 fn sandbox() -> Sandbox {
     Sandbox::new(env!("CARGO_BIN_EXE_icon-decode"), Vec::<String>::new())
 }
@@ -27,16 +28,9 @@ fn script(script: &str) -> Sandbox {
     Sandbox::new("/bin/sh", ["-c", script, "helper"])
 }
 
-fn encode(image: &DynamicImage, format: ImageFormat) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    image
-        .write_to(&mut Cursor::new(&mut bytes), format)
-        .expect("encoding a test image");
-    bytes
-}
-
+/// A red square.
 fn solid(side: u32) -> DynamicImage {
-    DynamicImage::ImageRgba8(RgbaImage::from_pixel(side, side, Rgba([255, 0, 0, 255])))
+    bombs::solid(side, side, Rgba([255, 0, 0, 255]))
 }
 
 /// The longest a decode may take: the wall-clock budget, plus starting and reaping the

@@ -4,11 +4,11 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::io::Read;
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use common::serve::{html_page, http_bytes, poll, serve_command, spawn_serve, start_serve, Server};
 use common::{jittybot, reach, stderr, stdout};
 use serde_json::Value;
 use testweb::{Reply, TestWeb};
@@ -22,28 +22,12 @@ fn http(addr: &str, method: &str, path: &str, body: &str) -> (u16, Value) {
 
 /// A request over HTTP/1.1: the status and the body as text.
 fn http_text(addr: &str, method: &str, path: &str, body: &str) -> (u16, String) {
-    let mut stream = TcpStream::connect(addr).expect("connect to the service");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .unwrap();
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).unwrap();
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).unwrap();
-    let (head, body) = answer.split_once("\r\n\r\n").expect("a response");
-    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-    (status, body.to_owned())
+    let json = "Content-Type: application/json\r\n";
+    let (status, body) = http_bytes(addr, method, path, json, body);
+    (status, String::from_utf8_lossy(&body).into_owned())
 }
 
-struct Server {
-    child: Child,
-    addr: String,
-}
-
+/// `serve` on `db` without its schedule.
 fn start(db: &str, extra: &[String]) -> Server {
     let mut args = vec!["--no-scheduler".to_owned()];
     args.extend_from_slice(extra);
@@ -52,39 +36,9 @@ fn start(db: &str, extra: &[String]) -> Server {
 
 /// `serve` with its schedule running (unless `extra` says `--no-scheduler`).
 fn start_scheduled(db: &str, extra: &[String]) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_jittybot"))
-        .args(["serve", "--db", db, "--listen", "127.0.0.1:0"])
-        .args(extra)
-        .env_remove("RUST_LOG")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("jittybot serve starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|rest| rest.split('/').next())
-        .unwrap_or_else(|| panic!("no address in {line:?}"))
-        .to_owned();
-    Server { child, addr }
-}
-
-impl Server {
-    /// SIGTERM, then wait: a graceful stop exits 0.
-    fn stop(mut self) -> Option<i32> {
-        let pid = self.child.id().to_string();
-        Command::new("kill").args(["-TERM", &pid]).status().unwrap();
-        common::wait_or_kill(
-            &mut self.child,
-            std::time::Duration::from_secs(30),
-            "serve after SIGTERM",
-        )
-        .code()
-    }
+    let mut args = vec!["--db".to_owned(), db.to_owned()];
+    args.extend_from_slice(extra);
+    start_serve(&[], &args)
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -93,11 +47,9 @@ async fn serve_queues_runs_and_answers_analyses_then_stops_gracefully() {
     web.site("site.test")
         .path("/robots.txt")
         .respond(Reply::robots_txt("User-agent: *\nDisallow: /private/\n"));
-    web.site("site.test").path("/").respond(
-        Reply::ok()
-            .header("Content-Type", "text/html")
-            .body("<head></head>"),
-    );
+    web.site("site.test")
+        .path("/")
+        .respond(html_page("<head></head>"));
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("service.sqlite");
     let db = db.to_str().unwrap();
@@ -120,14 +72,10 @@ async fn serve_queues_runs_and_answers_analyses_then_stops_gracefully() {
     let report = tokio::task::spawn_blocking({
         let addr = addr.clone();
         move || {
-            let deadline = Instant::now() + Duration::from_secs(60);
-            loop {
+            poll(Duration::from_secs(60), Duration::from_millis(100), || {
                 let (_, report) = http(&addr, "GET", &format!("/api/report/{id}"), "");
-                if report["state"] == "done" || Instant::now() > deadline {
-                    return report;
-                }
-                std::thread::sleep(Duration::from_millis(100));
-            }
+                (report["state"] == "done", report)
+            })
         }
     })
     .await
@@ -389,18 +337,12 @@ fn the_readme_first_screen_runs_as_written() {
         "the README's first command changed: check it here"
     );
     let dir = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_jittybot"))
+    let mut command = serve_command(&[]);
+    command
         .args(&args)
         .current_dir(dir.path())
-        .env_remove("RUST_LOG")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("jittybot serve starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+        .stderr(Stdio::piped());
+    let (mut child, line) = spawn_serve(command);
     if !line.contains("http://127.0.0.1:8080") {
         let _ = child.kill();
         let mut err = String::new();

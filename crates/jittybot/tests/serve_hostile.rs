@@ -3,11 +3,12 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::serve::{html_page, start_serve, Server};
 use testweb::{Reply, TestWeb};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpSocket;
@@ -16,18 +17,6 @@ use tokio::net::TcpSocket;
 #[allow(dead_code)]
 mod shapes;
 
-struct Server {
-    child: Child,
-    addr: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// `jittybot serve` on a fresh store, on a free port; `prefix` runs it (e.g. under `prlimit`).
 fn start(dir: &std::path::Path, prefix: &[&str]) -> Server {
     start_with(dir, prefix, &[])
@@ -35,36 +24,14 @@ fn start(dir: &std::path::Path, prefix: &[&str]) -> Server {
 
 /// [`start`] with more arguments.
 fn start_with(dir: &std::path::Path, prefix: &[&str], extra: &[String]) -> Server {
-    let bin = env!("CARGO_BIN_EXE_jittybot");
     let db = dir.join("store.sqlite");
-    let mut command = match prefix.split_first() {
-        Some((program, rest)) => {
-            let mut command = Command::new(program);
-            command.args(rest).arg(bin);
-            command
-        }
-        None => Command::new(bin),
-    };
-    let mut child = command
-        .args(["serve", "--listen", "127.0.0.1:0", "--no-scheduler", "--db"])
-        .arg(&db)
-        .args(extra)
-        .env_remove("RUST_LOG")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("jittybot serve starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|rest| rest.split('/').next())
-        .unwrap_or_else(|| panic!("no address in {line:?}"))
-        .to_owned();
-    Server { child, addr }
+    let mut args = vec![
+        "--no-scheduler".to_owned(),
+        "--db".to_owned(),
+        db.to_str().expect("a UTF-8 path").to_owned(),
+    ];
+    args.extend_from_slice(extra);
+    start_serve(prefix, &args)
 }
 
 /// One request with a deadline: the status, or `None` when no answer came in time.
@@ -273,11 +240,9 @@ async fn one_client_cannot_hold_back_another_clients_analysis() {
     web.site("fast.test")
         .path("/robots.txt")
         .respond(Reply::robots_txt("User-agent: *\nAllow: /\n"));
-    web.site("fast.test").path("/").respond(
-        Reply::ok()
-            .header("Content-Type", "text/html")
-            .body("<head></head>"),
-    );
+    web.site("fast.test")
+        .path("/")
+        .respond(html_page("<head></head>"));
     let mut args = vec!["--allow-private-addresses".to_owned()];
     for host in slow_hosts.iter().map(String::as_str).chain(["fast.test"]) {
         for pin in web.pins(host) {
@@ -373,11 +338,9 @@ async fn the_api_keeps_secrets_and_refuses_cross_site_posts() {
     web.site("site.test")
         .path("/robots.txt")
         .respond(Reply::robots_txt("User-agent: *\nAllow: /\n"));
-    web.site("site.test").path("/page").respond(
-        Reply::ok()
-            .header("Content-Type", "text/html")
-            .body("<head><title>x</title></head>"),
-    );
+    web.site("site.test")
+        .path("/page")
+        .respond(html_page("<head><title>x</title></head>"));
     let mut args = vec!["--allow-private-addresses".to_owned()];
     for pin in web.pins("site.test") {
         args.extend(["--resolve".to_owned(), pin]);
@@ -518,23 +481,21 @@ async fn analysed(addr: &str, url: &str) -> String {
     }
 }
 
-/// Two stored reports damaged by hand in the SQLite file (a document that does not inflate,
-/// a score that is not a number): every list, statistic, ranking and sitemap leaves them out
-/// and answers; each one's own page says it cannot be shown. (The statistics answered 500 for
-/// everyone.)
+/// Three stored reports damaged by hand in the SQLite file (a document that does not
+/// inflate, a score that is not a number, a robots.txt body that does not inflate): every
+/// list, statistic, ranking and sitemap leaves them out and answers; each one's own page says
+/// it cannot be shown. (The statistics answered 500 for everyone.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn damaged_rows_stay_contained() {
     let web = TestWeb::start().await;
     let mut args = vec!["--allow-private-addresses".to_owned()];
-    for host in ["a.test", "b.test", "c.test"] {
+    for host in ["a.test", "b.test", "c.test", "d.test"] {
         web.site(host)
             .path("/robots.txt")
             .respond(Reply::robots_txt("User-agent: *\nAllow: /\n"));
-        web.site(host).path("/").respond(
-            Reply::ok()
-                .header("Content-Type", "text/html")
-                .body("<head><title>x</title></head>"),
-        );
+        web.site(host)
+            .path("/")
+            .respond(html_page("<head><title>x</title></head>"));
         for pin in web.pins(host) {
             args.extend(["--resolve".to_owned(), pin]);
         }
@@ -545,10 +506,13 @@ async fn damaged_rows_stay_contained() {
     let a = analysed(addr, &web.http_url("a.test", "/")).await;
     let b = analysed(addr, &web.http_url("b.test", "/")).await;
     let c = analysed(addr, &web.http_url("c.test", "/")).await;
+    let d = analysed(addr, &web.http_url("d.test", "/")).await;
     let db = dir.path().join("store.sqlite");
     let damage = format!(
         "UPDATE service_documents SET document = X'00FF00FF' WHERE id = '{a}'; \
-         UPDATE service_reports SET score = 'not a number' WHERE id = '{b}';"
+         UPDATE service_reports SET score = 'not a number' WHERE id = '{b}'; \
+         UPDATE service_documents SET body_encoding = 1, robots_body = X'7801FF00' \
+         WHERE id = '{d}';"
     );
     let done = Command::new("sqlite3")
         .arg(&db)
@@ -564,6 +528,7 @@ async fn damaged_rows_stay_contained() {
         "/score/c.test",
         "/api/score/a.test",
         "/score/a.test",
+        "/score/d.test",
     ] {
         let (status, _, page) = http_with(addr, "GET", path, "", "").await;
         assert_eq!(status, 200, "{path}: {page}");
@@ -576,7 +541,7 @@ async fn damaged_rows_stay_contained() {
         ranking.contains("c.test"),
         "the sound report is still ranked: {ranking}"
     );
-    for (domain, id) in [("a.test", &a), ("b.test", &b)] {
+    for (domain, id) in [("a.test", &a), ("b.test", &b), ("d.test", &d)] {
         let (status, _, page) =
             http_with(addr, "GET", &format!("/score/{domain}/{id}"), "", "").await;
         assert_eq!(status, 500);

@@ -4,72 +4,18 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use common::serve::{html_page, http_bytes, poll, start_serve, Server};
 use common::{jittybot, reach, stderr};
 use image::{DynamicImage, ImageFormat, Rgba, RgbaImage};
 use testweb::{Reply, TestWeb};
 
-struct Server {
-    child: Child,
-    addr: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// `jittybot serve` with its scheduler, on a free port.
 fn start(db: &str, extra: &[String]) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_jittybot"))
-        .args(["serve", "--db", db, "--listen", "127.0.0.1:0"])
-        .args(extra)
-        .env_remove("RUST_LOG")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("jittybot serve starts");
-    let mut line = String::new();
-    let stdout = child.stdout.take().expect("its output");
-    BufReader::new(stdout)
-        .read_line(&mut line)
-        .expect("its first line");
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|rest| rest.split('/').next())
-        .unwrap_or_else(|| panic!("no address in {line:?}"))
-        .to_owned();
-    Server { child, addr }
-}
-
-/// `GET path`: the status and the body.
-fn get(addr: &str, path: &str) -> (u16, Vec<u8>) {
-    let mut stream = TcpStream::connect(addr).expect("the server answers");
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
-    )
-    .expect("a request");
-    let mut answer = Vec::new();
-    stream.read_to_end(&mut answer).expect("an answer");
-    let split = answer
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("a head");
-    let head = String::from_utf8_lossy(&answer[..split]).into_owned();
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|code| code.parse().ok())
-        .expect("a status");
-    (status, answer[split + 4..].to_vec())
+    let mut args = vec!["--db".to_owned(), db.to_owned()];
+    args.extend_from_slice(extra);
+    start_serve(&[], &args)
 }
 
 fn red_ico() -> Vec<u8> {
@@ -91,11 +37,9 @@ async fn the_scheduled_icon_search_decodes_in_the_sandbox() {
     web.site(host)
         .path("/robots.txt")
         .respond(Reply::robots_txt("User-agent: *\nAllow: /\n"));
-    web.site(host).path("/").respond(
-        Reply::ok()
-            .header("Content-Type", "text/html")
-            .body(r#"<html><head><link rel="icon" href="/bomb.svg" sizes="any"></head></html>"#),
-    );
+    web.site(host).path("/").respond(html_page(
+        r#"<html><head><link rel="icon" href="/bomb.svg" sizes="any"></head></html>"#,
+    ));
     web.site(host).path("/bomb.svg").respond(
         Reply::ok()
             .header("Content-Type", "image/svg+xml")
@@ -113,14 +57,10 @@ async fn the_scheduled_icon_search_decodes_in_the_sandbox() {
     let server = start(db, &reach(&web, host));
     let addr = server.addr.clone();
     let icon = tokio::task::spawn_blocking(move || {
-        let deadline = Instant::now() + Duration::from_secs(90);
-        loop {
-            let (status, body) = get(&addr, &format!("/icon/{host}"));
-            if status == 200 || Instant::now() > deadline {
-                return (status, body);
-            }
-            std::thread::sleep(Duration::from_millis(200));
-        }
+        poll(Duration::from_secs(90), Duration::from_millis(200), || {
+            let (status, body) = http_bytes(&addr, "GET", &format!("/icon/{host}"), "", "");
+            (status == 200, (status, body))
+        })
     })
     .await
     .expect("no panic");

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use audit::report::RobotsStatus;
 use axum::body::Body;
 use axum::extract::connect_info::MockConnectInfo;
-use common::send;
+use common::{html_page, send};
 use db::testing::on_both_backends;
 use db::{DbTarget, Holder};
 use http::Request;
@@ -76,11 +76,7 @@ async fn analyse_from_the_form_and_browse_on_both_backends() {
         web.site("example.test")
             .path("/robots.txt")
             .respond(Reply::robots_txt("User-agent: *\nDissallow: /tmp\n"));
-        web.site("example.test").path("/").respond(
-            Reply::ok()
-                .header("Content-Type", "text/html")
-                .body("<html><head></head><body></body></html>"),
-        );
+        web.site("example.test").path("/").respond(html_page());
         let service = service(&target, &web).await;
         let app = pages(&service);
         let target_url = web.http_url("example.test", "/");
@@ -216,11 +212,7 @@ async fn a_latin1_robots_txt_is_stored_byte_exact_and_shown_readably() {
                 .header("Content-Type", "text/plain; charset=iso-8859-1")
                 .body(LATIN1_ROBOTS),
         );
-        web.site("example.test").path("/").respond(
-            Reply::ok()
-                .header("Content-Type", "text/html")
-                .body("<html><head></head><body></body></html>"),
-        );
+        web.site("example.test").path("/").respond(html_page());
         let service = service(&target, &web).await;
         let app = pages(&service);
         let target_url = web.http_url("example.test", "/");

@@ -1,18 +1,31 @@
-//! Hostile images, built here; shared by the test files, each using some.
+//! Images built here, most of them hostile; shared by the test files, each using some.
 #![allow(dead_code)]
+
+use std::io::Cursor;
+
+use image::{DynamicImage, ImageFormat, Rgba, RgbaImage};
 
 const SVG_NS: &str =
     r#"xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink""#;
 
-fn chunk(kind: &[u8; 4], data: &[u8]) -> Vec<u8> {
-    let mut out = u32::try_from(data.len())
-        .expect("a small chunk")
-        .to_be_bytes()
-        .to_vec();
-    out.extend_from_slice(kind);
-    out.extend_from_slice(data);
+/// A `width`×`height` image of one colour.
+pub fn solid(width: u32, height: u32, colour: Rgba<u8>) -> DynamicImage {
+    DynamicImage::ImageRgba8(RgbaImage::from_pixel(width, height, colour))
+}
+
+/// `image` as a file of `format`.
+pub fn encode(image: &DynamicImage, format: ImageFormat) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    image
+        .write_to(&mut Cursor::new(&mut bytes), format)
+        .expect("encoding a test image");
+    bytes
+}
+
+/// The CRC-32 of a PNG chunk (its type and data).
+pub fn crc32<'a>(bytes: impl IntoIterator<Item = &'a u8>) -> u32 {
     let mut crc = 0xffff_ffffu32;
-    for byte in kind.iter().chain(data) {
+    for byte in bytes {
         crc ^= u32::from(*byte);
         for _ in 0..8 {
             crc = if crc & 1 == 1 {
@@ -22,7 +35,18 @@ fn chunk(kind: &[u8; 4], data: &[u8]) -> Vec<u8> {
             };
         }
     }
-    out.extend_from_slice(&(!crc).to_be_bytes());
+    !crc
+}
+
+/// A PNG's chunk with its CRC.
+pub fn chunk(kind: &[u8; 4], data: &[u8]) -> Vec<u8> {
+    let mut out = u32::try_from(data.len())
+        .expect("a small chunk")
+        .to_be_bytes()
+        .to_vec();
+    out.extend_from_slice(kind);
+    out.extend_from_slice(data);
+    out.extend_from_slice(&crc32(kind.iter().chain(data)).to_be_bytes());
     out
 }
 
@@ -34,6 +58,7 @@ pub fn png_declaring(width: u32, height: u32, bit_depth: u8) -> Vec<u8> {
     ihdr.extend_from_slice(&[bit_depth, 6, 0, 0, 0]);
     let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
     png.extend(chunk(b"IHDR", &ihdr));
+    // A zlib stream of zeros (stored deflate, 1 KiB).
     let mut idat = vec![0x78, 0x01, 0x01, 0x00, 0x04, 0xff, 0xfb];
     idat.extend(std::iter::repeat_n(0u8, 1024));
     png.extend(chunk(b"IDAT", &idat));

@@ -3,6 +3,8 @@
 // Each test file uses its own part of this module.
 #![allow(dead_code)]
 
+pub mod serve;
+
 use std::ffi::OsStr;
 use std::io::{Read, Write};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};

@@ -11,8 +11,16 @@ use http_body_util::BodyExt;
 use page::directives::PageDirectives;
 use page::head::MetaTag;
 use service::testing::TestService;
+use testweb::Reply;
 use tower::ServiceExt;
 use url::Url;
+
+/// An empty HTML page, as the test web serves a site's home page.
+pub fn html_page() -> Reply {
+    Reply::ok()
+        .header("Content-Type", "text/html")
+        .body("<html><head></head><body></body></html>")
+}
 
 /// A finished analysis of `url` as if fetched: `robots` served with rules, the page's
 /// `X-Robots-Tag` headers and robots meta tags as given.
