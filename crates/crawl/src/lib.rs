@@ -4,7 +4,6 @@
 
 pub mod control;
 pub mod crawler;
-pub mod directives;
 pub mod event;
 pub mod html;
 pub mod input;

@@ -1,11 +1,10 @@
 //! Reading the home page's `<head>` for its icon links as the body arrives, stopping the
 //! download once the tokenizer says the head has ended.
 //!
-//! html5ever's tokenizer is not `Send` (its tendrils count references without atomics), and
-//! the service runs searches on a multi-threaded runtime, so no tokenizer lives across an
-//! `.await`: the body is gathered, and when a chunk brings a byte sequence that could end
-//! the head (`</head` or `<body`, any case), the page so far is tokenized from the start to
-//! see whether it really did (a `</head>` inside a script is text). That check runs at most
+//! The body is gathered, and when a chunk brings a byte sequence that could end the head
+//! (`</head` or `<body`, any case), the page so far is tokenized from the start to see
+//! whether it really did (a `</head>` inside a script is text). (This dates from a tokenizer
+//! that was not `Send`; `page`'s is, so a reader fed chunk by chunk could replace it.) That check runs at most
 //! [`MAX_HEAD_CHECKS`] times, so a hostile page repeating `</head>` in a script costs at
 //! most that many passes over [`HOME_PAGE_MAX_BYTES`](crate::HOME_PAGE_MAX_BYTES).
 

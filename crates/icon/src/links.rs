@@ -5,7 +5,7 @@
 //! The head ends where the tokenizer says so (a `</head>` end tag or a `<body>` start tag
 //! token), as in `crates/page`: a `</head>` inside a script, comment or title is text.
 
-use page::scan::{attribute, HeadScanner, HeadTags, Tag};
+use page::scan::{attribute, Attr, HeadScanner, HeadTags, Tag};
 use url::Url;
 
 use crate::rank::{rank, IconLink, RelKind};
@@ -38,21 +38,21 @@ struct Collector {
 }
 
 impl HeadTags for Collector {
-    fn start_tag(&mut self, tag: &Tag) {
-        match &*tag.name {
-            "link" => self.link(tag),
-            "base" => self.base(tag),
-            _ => {}
+    fn start_tag(&mut self, tag: &Tag<'_>) {
+        if tag.is(b"link") {
+            self.link(tag);
+        } else if tag.is(b"base") {
+            self.base(tag);
         }
     }
 }
 
 impl Collector {
-    fn link(&mut self, tag: &Tag) {
-        let Some(kind) = attribute(tag, "rel").and_then(|rel| RelKind::of(&rel)) else {
+    fn link(&mut self, tag: &Tag<'_>) {
+        let Some(kind) = attribute(tag, Attr::Rel).and_then(|rel| RelKind::of(&rel)) else {
             return;
         };
-        let Some(href) = attribute(tag, "href") else {
+        let Some(href) = attribute(tag, Attr::Href) else {
             return;
         };
         let href = href.trim();
@@ -64,17 +64,17 @@ impl Collector {
             self.links.push(RawLink {
                 kind,
                 href: href.to_owned(),
-                sizes: short(attribute(tag, "sizes")),
-                mime: short(attribute(tag, "type")),
+                sizes: short(attribute(tag, Attr::Sizes)),
+                mime: short(attribute(tag, Attr::Type)),
             });
         }
     }
 
     /// The first `<base>` with an `href` sets the document's base URL (HTML: "the first base
     /// element with an href attribute"), wherever the links are.
-    fn base(&mut self, tag: &Tag) {
+    fn base(&mut self, tag: &Tag<'_>) {
         if self.base.is_none() {
-            if let Some(href) = attribute(tag, "href").filter(|h| h.len() <= MAX_HREF_BYTES) {
+            if let Some(href) = attribute(tag, Attr::Href).filter(|h| h.len() <= MAX_HREF_BYTES) {
                 self.base = Some(href.trim().to_owned());
             }
         }

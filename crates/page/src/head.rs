@@ -1,15 +1,17 @@
-//! Reading the `<meta>` tags of a page's `<head>` with an HTML tokenizer (no scripts run),
-//! chunk by chunk as the body arrives, on the one head scanner ([`crate::scan`]).
+//! Reading the `<meta>` tags of a page's `<head>` with the workspace's HTML tokenizer (no
+//! scripts run), chunk by chunk as the body arrives, on the one head scanner
+//! ([`crate::scan`]).
 //!
 //! The head ends where the tokenizer says so: at a `</head>` end tag or a `<body>` start tag
 //! *token*. A `</head>` written inside a `<script>`, a comment, a `<title>` or a `<style>` is
 //! text to the tokenizer, so it does not end the head (a byte search for `</head>` would stop
-//! there and miss the meta tags after it).
+//! there and miss the meta tags after it). A `<noscript>` is raw text, as browsers read it
+//! with scripts enabled: a meta tag inside one is not a meta tag.
 
 use serde::{Deserialize, Serialize};
 
 pub use crate::scan::HeadState;
-use crate::scan::{attribute, HeadScanner, HeadTags, Tag};
+use crate::scan::{attribute, Attr, HeadScanner, HeadTags, Tag};
 
 /// At most this many meta tags are kept from one page.
 pub const MAX_META_TAGS: usize = 200;
@@ -28,25 +30,25 @@ pub struct MetaTag {
 struct Metas(Vec<MetaTag>);
 
 impl HeadTags for Metas {
-    fn start_tag(&mut self, tag: &Tag) {
-        if &*tag.name != "meta" || self.0.len() >= MAX_META_TAGS {
+    fn start_tag(&mut self, tag: &Tag<'_>) {
+        if !tag.is(b"meta") || self.0.len() >= MAX_META_TAGS {
             return;
         }
-        let Some(name) = attribute(tag, "name") else {
+        let Some(name) = attribute(tag, Attr::Name) else {
             return;
         };
         self.0.push(MetaTag {
             name: name.trim().to_ascii_lowercase(),
-            content: attribute(tag, "content").unwrap_or_default(),
+            content: attribute(tag, Attr::Content).unwrap_or_default(),
         });
     }
 }
 
 /// Reads the meta tags of a `<head>` from the body's chunks, as they arrive.
 ///
-/// Invalid UTF-8 is replaced (a character split between two chunks is joined first); markup
-/// errors are tolerated as browsers tolerate them. Memory is bounded by the tokenizer's
-/// current token and [`MAX_META_TAGS`], not by the size of the page.
+/// Invalid UTF-8 is replaced (a character split between two chunks is read whole); markup
+/// errors are tolerated as browsers tolerate them. Memory is bounded by the tag being read
+/// and [`MAX_META_TAGS`], not by the size of the page.
 pub struct HeadReader {
     scanner: HeadScanner<Metas>,
 }

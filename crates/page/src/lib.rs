@@ -1,19 +1,21 @@
-//! What a page tells bots: the robots directives of its `X-Robots-Tag` headers and of the
-//! robots meta tags in its `<head>`.
+//! What a page tells bots, read from its bytes and headers. Pure: no I/O, no async.
 //!
+//! - [`tokenizer`] is the workspace's one HTML tokenizer: the WHATWG tokenizer's states on
+//!   bytes, whole or chunk by chunk, `Send`, checked against html5ever's in a differential
+//!   test. Every HTML reader below (and `crates/render`'s reading of a rendered DOM) runs on
+//!   it.
+//! - [`links::read_links`] reads what a page points to: links with their `nofollow`, media,
+//!   `<base href>`, and hands its meta tags to the caller (the crawler's reading of a page).
 //! - [`head::HeadReader`] reads the `<meta name content>` tags of a `<head>` from the body's
-//!   chunks as they arrive, with html5ever's tokenizer (no scripts run), and says when the head
-//!   has ended, so a caller can stop the download there. The end is the tokenizer's: a
-//!   `</head>` inside a script, a comment or a title is text, not the end.
-//! - [`scan::HeadScanner`] is the one head scanner under it: the body tokenized chunk by chunk
-//!   until the head ends, each start tag handed to a collector ([`scan::HeadTags`]); the
-//!   icon links of `crates/icon` are another collector.
-//! - [`directives::PageDirectives`] reads the directives of the headers and meta tags:
-//!   `noindex`, `none`, `max-snippet:20`, scoped ones (`googlebot: noindex`), conflicts and
-//!   invalid values.
-//!
-//! Used by RobotsTxtParser's analysis (`crates/audit`) and meant for the crawler, which will
-//! add link and media extraction here.
+//!   chunks as they arrive and says when the head has ended, so a caller can stop the
+//!   download there. The end is the tokenizer's: a `</head>` inside a script, a comment or a
+//!   title is text, not the end. [`scan::HeadScanner`] is the scanner under it (each start
+//!   tag of the head handed to a collector); the icon links of `crates/icon` are another
+//!   collector.
+//! - [`directives`] is the one robots-directive parser (meta tags and `X-Robots-Tag`, for
+//!   every crawler or named for one): [`directives::PageDirectives`] keeps every directive
+//!   for a report (RobotsTxtParser's analysis), [`directives::ForBot`] says what applies to
+//!   one bot (the crawler's decisions).
 //!
 //! ```
 //! use page::directives::PageDirectives;
@@ -31,10 +33,12 @@
 //! assert!(page.noindex_for_all());
 //! ```
 
+pub mod charref;
 pub mod directives;
 pub mod head;
+pub mod links;
 pub mod scan;
-pub mod utf8;
+pub mod tokenizer;
 
 /// The longest header value, meta content or directive text kept, in characters.
 pub const MAX_SOURCE_CHARS: usize = 200;

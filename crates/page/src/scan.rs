@@ -1,21 +1,16 @@
-//! The one head scanner: a page's body tokenized chunk by chunk with html5ever (no scripts
-//! run) until its `<head>` ends, each start tag of the head handed to a collector. The head
-//! readers of this crate (meta tags) and of `crates/icon` (icon links) are collectors.
+//! The one head scanner: a page's body tokenized chunk by chunk ([`crate::tokenizer`]) until
+//! its `<head>` ends, each start tag of the head handed to a collector. The head readers of
+//! this crate (meta tags) and of `crates/icon` (icon links) are collectors.
 //!
 //! The head ends where the tokenizer says so: at a `</head>` end tag or a `<body>` start tag
 //! *token*. A `</head>` written inside a `<script>`, a comment, a `<title>` or a `<style>` is
 //! text to the tokenizer, so it does not end the head.
 
-use std::cell::{Cell, Ref, RefCell};
+use std::ops::ControlFlow;
 
-use html5ever::tendril::StrTendril;
-use html5ever::tokenizer::states::RawKind;
-pub use html5ever::tokenizer::Tag;
-use html5ever::tokenizer::{
-    BufferQueue, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
-};
-
-use crate::utf8::ChunkDecoder;
+use crate::links::MAX_PARSER_MEMORY;
+pub use crate::tokenizer::{Attr, Tag};
+use crate::tokenizer::{Fed, Tokenizer};
 
 /// Whether the head is still being read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,98 +23,50 @@ pub enum HeadState {
 
 /// What a head scan collects.
 pub trait HeadTags {
-    /// A start tag of the head, with its attributes as the tokenizer read them (names lower
-    /// case, entities decoded). Called for every start tag before the head ends.
-    fn start_tag(&mut self, tag: &Tag);
+    /// A start tag of the head. Called for every start tag before the head ends.
+    fn start_tag(&mut self, tag: &Tag<'_>);
 }
 
-/// The value of attribute `wanted` of `tag` (`wanted` in lower case).
-pub fn attribute(tag: &Tag, wanted: &str) -> Option<String> {
-    tag.attrs
-        .iter()
-        .find(|attr| &*attr.name.local == wanted)
-        .map(|attr| attr.value.to_string())
-}
-
-struct Sink<T> {
-    tags: RefCell<T>,
-    ended: Cell<bool>,
-}
-
-impl<T: HeadTags> Sink<T> {
-    fn tag(&self, tag: &Tag) -> TokenSinkResult<()> {
-        let name: &str = &tag.name;
-        if matches!(
-            (tag.kind, name),
-            (TagKind::EndTag, "head") | (TagKind::StartTag, "body")
-        ) {
-            self.ended.set(true);
-            return TokenSinkResult::Continue;
-        }
-        if tag.kind != TagKind::StartTag {
-            return TokenSinkResult::Continue;
-        }
-        self.tags.borrow_mut().start_tag(tag);
-        // The tokenizer does not know which elements hold raw text: the tree builder tells
-        // it. With no tree builder, the sink does, as browsers' tree builders would.
-        match name {
-            "script" if !tag.self_closing => TokenSinkResult::RawData(RawKind::ScriptData),
-            "style" | "noframes" | "xmp" | "iframe" | "noembed" => {
-                TokenSinkResult::RawData(RawKind::Rawtext)
-            }
-            "title" | "textarea" => TokenSinkResult::RawData(RawKind::Rcdata),
-            _ => TokenSinkResult::Continue,
-        }
-    }
-}
-
-impl<T: HeadTags> TokenSink for Sink<T> {
-    type Handle = ();
-
-    fn process_token(&self, token: Token, _line_number: u64) -> TokenSinkResult<()> {
-        if self.ended.get() {
-            return TokenSinkResult::Continue;
-        }
-        match token {
-            Token::TagToken(tag) => self.tag(&tag),
-            _ => TokenSinkResult::Continue,
-        }
-    }
+/// The text of attribute `attr` of `tag` (see [`Tag::text`]).
+pub fn attribute(tag: &Tag<'_>, attr: Attr) -> Option<String> {
+    tag.text(attr).map(|text| text.into_owned())
 }
 
 /// Tokenizes a body's chunks as they arrive, until the head ends, handing each start tag of
 /// the head to `T`.
 ///
-/// Invalid UTF-8 is replaced (a character split between two chunks is joined first); markup
-/// errors are tolerated as browsers tolerate them. Memory is bounded by the tokenizer's
-/// current token and what `T` keeps, not by the size of the page; once the head has ended,
-/// further chunks are not tokenized.
+/// Markup errors are tolerated as browsers tolerate them; attribute values are read as UTF-8
+/// (invalid bytes replaced). Memory is bounded by the tag being read (a tag longer than
+/// [`MAX_PARSER_MEMORY`] ends the head there) and what `T` keeps, not by the size of the page; once the head
+/// has ended, further chunks are not tokenized. Plain data: `Send`, so a reader may be held
+/// across the awaits of a download.
 pub struct HeadScanner<T: HeadTags> {
-    tokenizer: Tokenizer<Sink<T>>,
-    decoder: ChunkDecoder,
+    tokenizer: Tokenizer,
+    /// The bytes the tokenizer asked to keep (the tag being read), then the new chunk.
+    kept: Vec<u8>,
+    tags: T,
+    ended: bool,
 }
 
 impl<T: HeadTags> HeadScanner<T> {
     /// A scanner at the start of a page, collecting into `tags`.
     pub fn new(tags: T) -> HeadScanner<T> {
-        let sink = Sink {
-            tags: RefCell::new(tags),
-            ended: Cell::new(false),
-        };
         HeadScanner {
-            tokenizer: Tokenizer::new(sink, TokenizerOpts::default()),
-            decoder: ChunkDecoder::new(),
+            tokenizer: Tokenizer::new(MAX_PARSER_MEMORY),
+            kept: Vec::new(),
+            tags,
+            ended: false,
         }
     }
 
     /// Reads the next chunk of the body. Once it answers [`HeadState::Ended`], further
     /// chunks are ignored.
     pub fn feed(&mut self, chunk: &[u8]) -> HeadState {
-        if !self.has_ended() && !chunk.is_empty() {
-            let text = self.decoder.decode(chunk);
-            self.tokenize(text);
+        if !self.ended && !chunk.is_empty() {
+            self.kept.extend_from_slice(chunk);
+            self.read(false);
         }
-        if self.has_ended() {
+        if self.ended {
             HeadState::Ended
         } else {
             HeadState::Open
@@ -128,33 +75,42 @@ impl<T: HeadTags> HeadScanner<T> {
 
     /// Whether the head has ended.
     pub fn has_ended(&self) -> bool {
-        self.tokenizer.sink.ended.get()
+        self.ended
     }
 
     /// What was collected so far.
-    pub fn tags(&self) -> Ref<'_, T> {
-        self.tokenizer.sink.tags.borrow()
+    pub fn tags(&self) -> &T {
+        &self.tags
     }
 
     /// Ends the page (all of it, or as much as was read) and returns what was collected.
-    pub fn finish(self) -> T {
-        if !self.has_ended() {
-            if self.decoder.is_pending() {
-                // The page ended inside a character.
-                self.tokenize(String::from(char::REPLACEMENT_CHARACTER));
-            }
-            self.tokenizer.end();
+    pub fn finish(mut self) -> T {
+        if !self.ended {
+            self.read(true);
         }
-        self.tokenizer.sink.tags.into_inner()
+        self.tags
     }
 
-    fn tokenize(&self, text: String) {
-        if text.is_empty() {
-            return;
+    fn read(&mut self, end: bool) {
+        let tags = &mut self.tags;
+        let fed = self.tokenizer.feed(&self.kept, end, |tag| {
+            if (tag.end && tag.is(b"head")) || tag.starts(b"body") {
+                return ControlFlow::Break(());
+            }
+            if !tag.end {
+                tags.start_tag(tag);
+            }
+            ControlFlow::Continue(())
+        });
+        match fed {
+            Ok(Fed::Keep(keep)) => {
+                self.kept.drain(..keep);
+            }
+            // The head's end, or a tag past the cap: nothing after it is head metadata.
+            Ok(Fed::Stopped) | Err(_) => {
+                self.ended = true;
+                self.kept = Vec::new();
+            }
         }
-        let input = BufferQueue::default();
-        input.push_back(StrTendril::from(text));
-        // The sink never asks to stop for a script, so one call reads the whole chunk.
-        let _ = self.tokenizer.feed(&input);
     }
 }

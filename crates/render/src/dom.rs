@@ -1,12 +1,11 @@
 //! What the rendered DOM tells a bot: its links and its robots meta tags, read from the
-//! serialized DOM with a streaming tokenizer (lol_html). Nothing of the page runs here: the
-//! page's script cannot change what this reads except through the DOM itself, which is the
-//! point (links and meta tags added by script are found).
+//! serialized DOM with the workspace's HTML tokenizer (`page::tokenizer`), the robots meta
+//! tags as the workspace's directive parser counts them (`page::directives`). Nothing of the
+//! page runs here: the page's script cannot change what this reads except through the DOM
+//! itself, which is the point (links and meta tags added by script are found).
 
-use std::cell::RefCell;
-
-use lol_html::html_content::Element;
-use lol_html::{element, HtmlRewriter, MemorySettings, Settings};
+use page::directives::PageDirectives;
+use page::tokenizer::{self, Attr, Tag};
 use url::Url;
 
 /// Links kept per rendered page at most (the rest are counted in [`DomFacts::dropped`]).
@@ -15,8 +14,12 @@ pub const MAX_DOM_LINKS: usize = 5_000;
 pub const MAX_ROBOTS_METAS: usize = 200;
 /// Characters kept of a meta tag's name or content (a hostile page cannot grow the output).
 pub const MAX_META_CHARS: usize = 200;
-/// Memory the tokenizer may use for its buffers (a huge tag ends the read there).
-pub const MAX_PARSER_MEMORY: usize = 4 * 1024 * 1024;
+/// The longest tag read (from its `<` to its `>`): a longer one ends the reading there.
+pub const MAX_PARSER_MEMORY: usize = page::links::MAX_PARSER_MEMORY;
+/// JittyBot's meta name: interactive mode renders pages for JittyBot, so
+/// `<meta name="jittybot">` is a robots meta tag here, beside `robots` and the crawler names
+/// the directive parser knows (`googlebot`, `bingbot`...).
+pub const BOT_META_NAME: &str = "jittybot";
 
 /// A link of the rendered DOM.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,34 +44,22 @@ pub struct RobotsMeta {
 pub struct DomFacts {
     /// `<a href>` and `<area href>` links (http and https only), document order, no duplicates.
     pub links: Vec<DomLink>,
-    /// Meta tags whose name is `robots` or names a crawler (`jittybot`, `googlebot` ...): every
-    /// `<meta name content>` except the well-known non-robots names is kept for the caller.
+    /// Meta tags whose name is `robots`, [`BOT_META_NAME`] or a crawler name the directive
+    /// parser knows (`PageDirectives::is_robots_meta`).
     pub robots_meta: Vec<RobotsMeta>,
     /// Links or meta tags dropped over the limits.
     pub dropped: usize,
-    /// The tokenizer stopped early (its memory limit): what was found before is kept.
+    /// The tokenizer stopped early (a tag over [`MAX_PARSER_MEMORY`]): what was found before
+    /// is kept.
     pub truncated: bool,
 }
-
-/// Meta names that are never robots directives (kept out of [`DomFacts::robots_meta`]).
-const NOT_ROBOTS_NAMES: &[&str] = &[
-    "viewport",
-    "description",
-    "keywords",
-    "author",
-    "generator",
-    "theme-color",
-    "referrer",
-    "color-scheme",
-    "application-name",
-];
 
 fn cut(text: &str) -> String {
     text.chars().take(MAX_META_CHARS).collect()
 }
 
-fn rel_has(el: &Element<'_, '_>, token: &str) -> bool {
-    el.get_attribute("rel").is_some_and(|rel| {
+fn rel_has(tag: &Tag<'_>, token: &str) -> bool {
+    tag.text(Attr::Rel).is_some_and(|rel| {
         rel.split_ascii_whitespace()
             .any(|t| t.eq_ignore_ascii_case(token))
     })
@@ -82,59 +73,48 @@ struct Raw {
     dropped: usize,
 }
 
+impl Raw {
+    fn tag(&mut self, tag: &Tag<'_>) {
+        if tag.end {
+            return;
+        }
+        if tag.is(b"a") || tag.is(b"area") {
+            match tag.text(Attr::Href) {
+                Some(href) if self.links.len() < MAX_DOM_LINKS => self
+                    .links
+                    .push((href.into_owned(), rel_has(tag, "nofollow"))),
+                Some(_) => self.dropped += 1,
+                None => {}
+            }
+        } else if tag.is(b"base") && self.base.is_none() {
+            self.base = tag.text(Attr::Href).map(|href| href.into_owned());
+        } else if tag.is(b"meta") {
+            self.meta(tag);
+        }
+    }
+
+    fn meta(&mut self, tag: &Tag<'_>) {
+        let (Some(name), Some(content)) = (tag.text(Attr::Name), tag.text(Attr::Content)) else {
+            return;
+        };
+        if !PageDirectives::is_robots_meta(&name, |name| name == BOT_META_NAME) {
+            return;
+        }
+        if self.metas.len() >= MAX_ROBOTS_METAS {
+            self.dropped += 1;
+            return;
+        }
+        self.metas.push(RobotsMeta {
+            name: cut(name.trim()).to_ascii_lowercase(),
+            content: cut(&content),
+        });
+    }
+}
+
 /// Read the links and robots meta tags of `dom` (the serialized DOM of `page`).
 pub fn read_dom(dom: &str, page: &Url) -> DomFacts {
-    let raw = RefCell::new(Raw::default());
-    let settings = Settings {
-        element_content_handlers: vec![
-            element!("base[href]", |el| {
-                let mut r = raw.borrow_mut();
-                if r.base.is_none() {
-                    r.base = el.get_attribute("href");
-                }
-                Ok(())
-            }),
-            element!("a[href], area[href]", |el| {
-                let mut r = raw.borrow_mut();
-                match el.get_attribute("href") {
-                    Some(href) if r.links.len() < MAX_DOM_LINKS => {
-                        r.links.push((href, rel_has(el, "nofollow")))
-                    }
-                    Some(_) => r.dropped += 1,
-                    None => {}
-                }
-                Ok(())
-            }),
-            element!("meta[name][content]", |el| {
-                let name = el.get_attribute("name").unwrap_or_default();
-                let name = cut(name.trim()).to_ascii_lowercase();
-                if NOT_ROBOTS_NAMES.contains(&name.as_str()) || name.is_empty() {
-                    return Ok(());
-                }
-                let mut r = raw.borrow_mut();
-                if r.metas.len() >= MAX_ROBOTS_METAS {
-                    r.dropped += 1;
-                    return Ok(());
-                }
-                let content = cut(&el.get_attribute("content").unwrap_or_default());
-                r.metas.push(RobotsMeta { name, content });
-                Ok(())
-            }),
-        ],
-        memory_settings: MemorySettings {
-            max_allowed_memory_usage: MAX_PARSER_MEMORY,
-            ..MemorySettings::default()
-        },
-        ..Settings::default()
-    };
-    let truncated = {
-        let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
-        match rewriter.write(dom.as_bytes()) {
-            Ok(()) => rewriter.end().is_err(),
-            Err(_) => true,
-        }
-    };
-    let raw = raw.into_inner();
+    let mut raw = Raw::default();
+    let truncated = tokenizer::scan(dom.as_bytes(), MAX_PARSER_MEMORY, |tag| raw.tag(tag)).is_err();
     resolve(raw, page, truncated)
 }
 
@@ -158,14 +138,9 @@ fn resolve(raw: Raw, page: &Url, truncated: bool) -> DomFacts {
             links.push(DomLink { url, nofollow });
         }
     }
-    let robots_meta = raw
-        .metas
-        .into_iter()
-        .filter(|m| !m.name.starts_with("og:") && !m.name.starts_with("twitter:"))
-        .collect();
     DomFacts {
         links,
-        robots_meta,
+        robots_meta: raw.metas,
         dropped: raw.dropped,
         truncated,
     }
@@ -182,7 +157,9 @@ mod tests {
     #[test]
     fn links_resolve_against_base_and_keep_nofollow() {
         let dom = r#"<html><head><base href="/b/"><meta name="robots" content="noindex">
-            <meta name="viewport" content="x"></head><body>
+            <meta name="viewport" content="x"><meta name="og:title" content="t">
+            <meta name=JittyBot content=nofollow><meta name=examplebot content=noindex>
+            </head><body>
             <a href="x.html#frag">x</a><a rel="nofollow" href="https://other.test/">o</a>
             <a href="javascript:alert(1)">js</a><a href="x.html">again</a>
             <area href="mailto:a@b.test"></body></html>"#;
@@ -201,10 +178,16 @@ mod tests {
         );
         assert_eq!(
             facts.robots_meta,
-            vec![RobotsMeta {
-                name: "robots".into(),
-                content: "noindex".into()
-            }]
+            vec![
+                RobotsMeta {
+                    name: "robots".into(),
+                    content: "noindex".into()
+                },
+                RobotsMeta {
+                    name: "jittybot".into(),
+                    content: "nofollow".into()
+                }
+            ]
         );
     }
 

@@ -12,7 +12,6 @@ use super::config::FollowLinks;
 use super::interactive;
 use super::worker::{facts, failure, Flow};
 use super::{CrawlError, Ctx};
-use crate::directives::{self, Directives};
 use crate::event::Event;
 use crate::html;
 use crate::normal::NormalUrl;
@@ -134,18 +133,10 @@ pub(crate) async fn kept(
             String::new(),
         ));
     } else {
-        let mut d = Directives::default();
         let now = Timestamp::now();
-        for v in head
-            .headers
-            .get_all("x-robots-tag")
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-        {
-            if let Some(x) = directives::from_header(v, now) {
-                d.add(x);
-            }
-        }
+        let x_robots_tag = head.headers.get_all("x-robots-tag");
+        let values = x_robots_tag.iter().filter_map(|v| v.to_str().ok());
+        let mut d = html::header_directives(values, now);
         let is_html = content_type.as_deref().is_some_and(|c| {
             let c = c.trim().to_ascii_lowercase();
             c.starts_with("text/html") || c.starts_with("application/xhtml+xml")

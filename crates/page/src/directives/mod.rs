@@ -4,11 +4,25 @@
 //! one crawler (`X-Robots-Tag: googlebot: noindex`), and a meta tag addresses every crawler
 //! (`name="robots"`) or one (`name="googlebot"`). Values such as `max-snippet:20` and
 //! `unavailable_after: 2025-06-25` carry a parameter.
+//!
+//! One parser ([`list`]: the comma lists, the bot names of header values, the commas of an
+//! `unavailable_after` date) serves two readings:
+//! - [`PageDirectives`]: every directive of a page as written, with invalid ones and
+//!   conflicts, for a report (RobotsTxtParser's analysis);
+//! - [`ForBot`]: what applies to one bot (`noindex`, `nofollow`, `none`, a past
+//!   `unavailable_after`), for a bot that obeys them (JittyBot the crawler, on every page it
+//!   fetches and every page it renders).
 
 use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
+
+mod bot;
+mod date;
+mod list;
+
+pub use self::bot::ForBot;
 
 /// Directives with a parameter (`name:value`).
 const PARAMETERISED: &[&str] = &[
@@ -18,7 +32,8 @@ const PARAMETERISED: &[&str] = &[
     "unavailable_after",
 ];
 
-/// Directives without a parameter, as search engines document them.
+/// Directives without a parameter, as search engines document them (Google's, Bing's,
+/// Yandex's, and the `noai` pair some sites write).
 const FLAGS: &[&str] = &[
     "all",
     "index",
@@ -31,6 +46,7 @@ const FLAGS: &[&str] = &[
     "nosnippet",
     "noimageindex",
     "notranslate",
+    "nositelinkssearchbox",
     "indexifembedded",
     "noodp",
     "noydir",
@@ -180,40 +196,9 @@ impl PageDirectives {
         let source = Source::Header {
             value: crate::excerpt(value),
         };
-        let mut scope: Option<String> = None;
-        let mut last_was_unavailable_after = false;
-        for part in value.split(',') {
-            let part = part.trim();
-            if part.is_empty() {
-                continue;
-            }
-            let mut text = part;
-            // `googlebot: noindex` addresses one crawler; `max-snippet: 20` is a parameter.
-            if let Some((head, rest)) = part.split_once(':') {
-                let head_lower = head.trim().to_ascii_lowercase();
-                let is_directive = PARAMETERISED.contains(&head_lower.as_str())
-                    || FLAGS.contains(&head_lower.as_str());
-                if !is_directive && is_token(&head_lower) {
-                    scope = Some(head_lower);
-                    text = rest.trim();
-                    last_was_unavailable_after = false;
-                    if text.is_empty() {
-                        continue;
-                    }
-                }
-            }
-            if last_was_unavailable_after && !is_known(text) {
-                // A date with commas, such as `unavailable_after: Friday, 25-Jun-10 15:00 PST`.
-                // Past the limit, the date's directive may not have been kept.
-                if let Some(previous) = self.directives.last_mut().filter(|_| self.omitted == 0) {
-                    let value = previous.value.get_or_insert_with(String::new);
-                    *value = crate::excerpt(&format!("{value}, {text}"));
-                }
-                continue;
-            }
-            last_was_unavailable_after = text.to_ascii_lowercase().starts_with("unavailable_after");
-            self.add(scope.clone(), text, &source);
-        }
+        list::header_items(value, |scope, text| {
+            self.add(scope.map(str::to_owned), text, &source);
+        });
     }
 
     /// Adds one meta tag; ignored unless `name` is `robots` or names a crawler (see
@@ -238,22 +223,7 @@ impl PageDirectives {
             });
             return;
         }
-        let mut last_was_unavailable_after = false;
-        for part in content.split(',') {
-            let part = part.trim();
-            if part.is_empty() {
-                continue;
-            }
-            if last_was_unavailable_after && !is_known(part) {
-                if let Some(previous) = self.directives.last_mut().filter(|_| self.omitted == 0) {
-                    let value = previous.value.get_or_insert_with(String::new);
-                    *value = crate::excerpt(&format!("{value}, {part}"));
-                }
-                continue;
-            }
-            last_was_unavailable_after = part.to_ascii_lowercase().starts_with("unavailable_after");
-            self.add(scope.clone(), part, &source);
-        }
+        list::meta_items(content, |text| self.add(scope.clone(), text, &source));
     }
 
     /// Keeps `invalid` if the list has room; counts it as omitted when it has not.
@@ -395,23 +365,6 @@ impl PageDirectives {
 /// Whether directive `given` means `wanted` (`none` means noindex and nofollow).
 fn implies(given: &str, wanted: &str) -> bool {
     given == wanted || (given == "none" && matches!(wanted, "noindex" | "nofollow"))
-}
-
-fn is_known(text: &str) -> bool {
-    let name = text
-        .split(':')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .to_ascii_lowercase();
-    FLAGS.contains(&name.as_str()) || PARAMETERISED.contains(&name.as_str())
-}
-
-fn is_token(text: &str) -> bool {
-    !text.is_empty()
-        && text
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
 }
 
 #[cfg(test)]

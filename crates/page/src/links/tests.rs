@@ -1,21 +1,72 @@
-//! `read_page`'s tests: those of the lol_html reader, unchanged, then the scanner's.
+//! `read_links`'s tests: pages read as the crawler reads them (links resolved against the
+//! base, fragments dropped, duplicates removed, the robots meta tags for JittyBot), then the
+//! tokenizer's states, each with a page html5ever reads the same way.
+
+use url::Url;
 
 use super::*;
+use crate::directives::ForBot;
+use crate::tokenizer::differential;
+
+/// A page as the crawler keeps it.
+#[derive(Debug)]
+struct Page {
+    links: Vec<(String, bool)>,
+    media: Vec<String>,
+    meta: ForBot,
+    dropped: usize,
+    truncated: bool,
+}
+
+/// `href` resolved against `base` as the crawler does: `http` and `https` only, no fragment.
+fn resolve(base: &Url, href: &str) -> Option<String> {
+    let mut url = base.join(href.trim()).ok()?;
+    url.set_fragment(None);
+    matches!(url.scheme(), "http" | "https").then(|| url.to_string())
+}
+
+fn read_with(html: &[u8], encoding: Option<&str>) -> Page {
+    let url = Url::parse("https://example.test/dir/page.html").unwrap();
+    let now = "2026-01-01T00:00:00Z".parse().unwrap();
+    let mut meta = ForBot::default();
+    let found = read_links(html, encoding, |name, content| {
+        meta.add_meta(name, content, "jittybot", now)
+    });
+    let base = found.base_url(&url);
+    let mut links: Vec<(String, bool)> = Vec::new();
+    for link in &found.links {
+        let Some(url) = resolve(&base, &link.href) else {
+            continue;
+        };
+        match links.iter_mut().find(|(seen, _)| *seen == url) {
+            // A followable occurrence wins over a nofollow one.
+            Some(seen) => seen.1 &= link.nofollow,
+            None => links.push((url, link.nofollow)),
+        }
+    }
+    let mut media: Vec<String> = Vec::new();
+    for src in &found.media {
+        if let Some(url) = resolve(&base, src).filter(|url| !media.contains(url)) {
+            media.push(url);
+        }
+    }
+    Page {
+        links,
+        media,
+        meta,
+        dropped: found.dropped,
+        truncated: found.truncated,
+    }
+}
 
 fn read(html: &str) -> Page {
-    let url = Url::parse("https://example.test/dir/page.html").unwrap();
-    read_page(
-        html.as_bytes(),
-        &url,
-        None,
-        "2026-01-01T00:00:00Z".parse().unwrap(),
-    )
+    read_with(html.as_bytes(), None)
 }
 
 fn urls(p: &Page) -> Vec<(&str, bool)> {
     p.links
         .iter()
-        .map(|l| (l.url.as_str(), l.nofollow))
+        .map(|(url, nofollow)| (url.as_str(), *nofollow))
         .collect()
 }
 
@@ -52,7 +103,7 @@ fn media_references() {
         <picture><source srcset="d.webp 1x, e.webp 2x"><img src="a.png"></picture>
         <img data-src="lazy.png">"#,
     );
-    let m: Vec<&str> = p.media.iter().map(|u| u.as_str()).collect();
+    let m: Vec<&str> = p.media.iter().map(String::as_str).collect();
     assert_eq!(
         m,
         [
@@ -74,7 +125,7 @@ fn meta_robots_for_us_only() {
         read(r#"<meta name="googlebot" content="noindex"><meta name="robots" content="nofollow">"#);
     assert_eq!(
         p.meta,
-        Directives {
+        ForBot {
             noindex: false,
             nofollow: true
         }
@@ -82,7 +133,7 @@ fn meta_robots_for_us_only() {
     let p = read(r#"<meta name="JittyBot" content="none">"#);
     assert_eq!(
         p.meta,
-        Directives {
+        ForBot {
             noindex: true,
             nofollow: true
         }
@@ -118,15 +169,17 @@ fn srcset_candidates() {
     assert!(srcset("  ,  ").is_empty());
 }
 
-// The scanner's states, each with a page lol_html read the same way (checked against the
-// oracle: `differential::same`).
+// The tokenizer's states, each with a page html5ever reads the same way.
+
+/// Reads `html` after checking that html5ever sees the same tags in it.
+fn same(html: &[u8], encoding: Option<&str>) -> Page {
+    differential::same_tags(html);
+    read_with(html, encoding)
+}
 
 fn links(html: &[u8], encoding: Option<&str>) -> Vec<String> {
-    let page = differential::same(html, encoding);
-    page.links
-        .iter()
-        .map(|l| l.url.as_str().to_string())
-        .collect()
+    let page = same(html, encoding);
+    page.links.into_iter().map(|(url, _)| url).collect()
 }
 
 fn paths(html: &str) -> Vec<String> {
@@ -271,7 +324,7 @@ fn character_references_are_decoded_as_the_spec_says() {
         <meta name="&#114;obots" content="&#110;oindex"><base href="/b&#47;">"#,
     );
     assert_eq!(urls(&p), [("https://example.test/b/f", true)]);
-    let media: Vec<&str> = p.media.iter().map(|u| u.as_str()).collect();
+    let media: Vec<&str> = p.media.iter().map(String::as_str).collect();
     assert_eq!(
         media,
         [
@@ -361,16 +414,16 @@ fn nul_bytes() {
         paths("<a\0 href=/no>\0<a href=/yes><a h\0ref=/no2>"),
         ["/yes"]
     );
-    let _ = differential::same(b"<a href=\"/x\0y\"><img src=\0>\0<\0/\0", None);
+    let _ = same(b"<a href=\"/x\0y\"><img src=\0>\0<\0/\0", None);
 }
 
 #[test]
 fn picture_sources_only_inside_a_picture() {
     let p = read("<source srcset=/no.webp><picture><source srcset=/yes.webp></picture><source srcset=/no2.webp>");
-    let m: Vec<&str> = p.media.iter().map(|u| u.as_str()).collect();
+    let m: Vec<&str> = p.media.iter().map(String::as_str).collect();
     assert_eq!(m, ["https://example.test/yes.webp"]);
     // `<picture/>` opens one all the same (not a void element); nested pictures count.
-    let p = differential::same(
+    let p = same(
         b"<picture/><source srcset=/a.webp><picture></picture><source srcset=/b.webp>",
         None,
     );
