@@ -77,6 +77,13 @@ fn tree_cpu() -> f64 {
         / 100.0
 }
 
+/// CPU seconds of this process alone (the crawler, the test web, the DevTools client).
+fn own_cpu() -> f64 {
+    let f = stat_fields(&std::process::id().to_string()).unwrap_or_default();
+    let n = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    (n(11) + n(12)) / 100.0
+}
+
 #[tokio::main]
 async fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -134,12 +141,14 @@ async fn main() {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     tokio::spawn(async move { while rx.recv().await.is_some() {} });
     let cpu0 = tree_cpu();
+    let own0 = own_cpu();
     let t0 = Instant::now();
     let summary = crawler.run(&seeds, tx).await.unwrap();
     let wall = t0.elapsed().as_secs_f64();
     // Browsers still closing are counted once they are gone.
     tokio::time::sleep(Duration::from_millis(500)).await;
     let cpu = tree_cpu() - cpu0;
+    let own = own_cpu() - own0;
     store.close().await;
 
     let log = web.requests();
@@ -179,6 +188,10 @@ async fn main() {
     println!(
         "cpu per render   {:.0} ms (crawler and its browsers, both cores)",
         cpu * 1000.0 / rendered.max(1) as f64
+    );
+    println!(
+        "  of which crawler {:.0} ms (this process: crawler, test web, DevTools client)",
+        own * 1000.0 / rendered.max(1) as f64
     );
     println!("browsers started {launches}");
     let retired = render::retirements();

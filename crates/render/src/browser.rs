@@ -75,6 +75,13 @@ pub fn browser_flags() -> Vec<(&'static str, Option<&'static str>)> {
         ("disable-dev-shm-usage", None),
         ("mute-audio", None),
         ("hide-scrollbars", None),
+        // Chromium keeps a spare renderer process started ahead for the context it last
+        // used; every page has a context of its own, so each spare was started for nothing
+        // and thrown away.
+        (
+            "disable-features",
+            Some("SpareRendererForSitePerProcess,Translate,OptimizationHints,MediaRouter"),
+        ),
         ("proxy-server", Some(CLOSED_PROXY)),
         // Chromium never proxies loopback unless told so: without this a page on a loopback
         // test web could be reached directly.

@@ -9,9 +9,10 @@ use chromiumoxide::cdp::browser_protocol::browser::{
     BrowserContextId, SetDownloadBehaviorBehavior, SetDownloadBehaviorParams,
 };
 use chromiumoxide::cdp::browser_protocol::fetch::EventRequestPaused;
+use chromiumoxide::cdp::browser_protocol::network;
 use chromiumoxide::cdp::browser_protocol::page::{
     AddScriptToEvaluateOnNewDocumentParams, EventJavascriptDialogOpening, EventLoadEventFired,
-    FrameId, HandleJavaScriptDialogParams, NavigateParams,
+    FrameId, HandleJavaScriptDialogParams, NavigateParams, SetLifecycleEventsEnabledParams,
 };
 use chromiumoxide::cdp::browser_protocol::target::{
     CreateBrowserContextParams, CreateTargetParams,
@@ -213,10 +214,19 @@ impl Renderer {
             .map_err(RenderError::cdp(step))?;
         let step = "preparing the tab";
         let no_workers = AddScriptToEvaluateOnNewDocumentParams::new(NO_SERVICE_WORKER_SCRIPT);
-        tokio::time::timeout_at(deadline, tab.execute(no_workers))
-            .await
-            .map_err(|_| RenderError::Timeout(step))?
-            .map_err(RenderError::cdp(step))?;
+        // The DevTools client enables the Network domain and lifecycle events for every tab;
+        // nothing here reads them (requests are seen paused, through the Fetch domain, and
+        // the load event is the Page domain's), and each is a message the browser writes and
+        // the client parses, several per request: turned off, in the same round trip.
+        let quiet_network = tab.execute(network::DisableParams::default());
+        let quiet_lifecycle = tab.execute(SetLifecycleEventsEnabledParams::new(false));
+        let (added, _, _) = tokio::time::timeout_at(
+            deadline,
+            futures::future::join3(tab.execute(no_workers), quiet_network, quiet_lifecycle),
+        )
+        .await
+        .map_err(|_| RenderError::Timeout(step))?;
+        added.map_err(RenderError::cdp(step))?;
         Ok(tab)
     }
 }
