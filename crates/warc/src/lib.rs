@@ -31,16 +31,16 @@
 //! # Ok::<(), warc::WarcError>(())
 //! ```
 
+mod file;
 mod gzip;
 mod record;
 mod recover;
 mod writer;
 
+pub use file::WarcError;
 pub use record::{
     http_request_block, http_response_head, payload_digest, sha1_label, RecordId, RecordKind,
     WarcRecord, REVISIT_PROFILE_IDENTICAL_PAYLOAD, REVISIT_PROFILE_NOT_MODIFIED,
 };
 pub use recover::{recover_file, Recovered};
-pub use writer::{
-    encode_member, RecordLocation, WarcError, WarcOptions, WarcWriter, DEFAULT_MAX_FILE_BYTES,
-};
+pub use writer::{encode_member, RecordLocation, WarcOptions, WarcWriter, DEFAULT_MAX_FILE_BYTES};

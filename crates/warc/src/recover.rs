@@ -4,7 +4,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
-use crate::writer::{WarcError, DONE_SUFFIX, OPEN_SUFFIX};
+use crate::file::{io, WarcError, DONE_SUFFIX, OPEN_SUFFIX};
 
 /// What recovery did to one file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -19,14 +19,9 @@ pub struct Recovered {
 
 /// Recover every `.open` file in `dir` that no live writer holds.
 pub(crate) fn recover_dir(dir: &Path) -> Result<Vec<Recovered>, WarcError> {
-    let err = |op, source| WarcError::Io {
-        op,
-        path: dir.to_path_buf(),
-        source,
-    };
     let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).map_err(|e| err("list", e))? {
-        let path = entry.map_err(|e| err("list", e))?.path();
+    for entry in std::fs::read_dir(dir).map_err(io("list", dir))? {
+        let path = entry.map_err(io("list", dir))?.path();
         let is_open = path.to_str().is_some_and(|p| p.ends_with(OPEN_SUFFIX));
         if is_open {
             if let Some(r) = recover_file(&path)? {
@@ -40,34 +35,27 @@ pub(crate) fn recover_dir(dir: &Path) -> Result<Vec<Recovered>, WarcError> {
 /// Check a `.warc.gz.open` file record by record, cut any torn or corrupt tail, and rename it
 /// to `.warc.gz`. `None` when a live writer holds it (its lock is taken).
 pub fn recover_file(path: &Path) -> Result<Option<Recovered>, WarcError> {
-    let io = |op| {
-        move |source| WarcError::Io {
-            op,
-            path: path.to_path_buf(),
-            source,
-        }
-    };
     let file = OpenOptions::new()
         .read(true)
         .write(true)
         .open(path)
-        .map_err(io("open"))?;
+        .map_err(io("open", path))?;
     if file.try_lock().is_err() {
         return Ok(None);
     }
-    let len = file.metadata().map_err(io("stat"))?.len();
+    let len = file.metadata().map_err(io("stat", path))?.len();
     let (good, records) = scan(&file);
     if good < len {
         tracing::warn!(path = %path.display(), kept = good, dropped = len - good, "cut a torn WARC record");
-        file.set_len(good).map_err(io("truncate"))?;
+        file.set_len(good).map_err(io("truncate", path))?;
     }
-    file.sync_all().map_err(io("sync"))?;
+    file.sync_all().map_err(io("sync", path))?;
     let name = path.to_string_lossy();
     let done = PathBuf::from(format!(
         "{}{DONE_SUFFIX}",
         &name[..name.len() - OPEN_SUFFIX.len()]
     ));
-    std::fs::rename(path, &done).map_err(io("rename"))?;
+    std::fs::rename(path, &done).map_err(io("rename", path))?;
     Ok(Some(Recovered {
         path: done,
         records,

@@ -7,17 +7,13 @@ use std::path::{Path, PathBuf};
 use flate2::write::GzEncoder;
 use jiff::Timestamp;
 
+use crate::file::{io, WarcError, DONE_SUFFIX};
 use crate::record::{RecordKind, WarcRecord};
 use crate::recover::{recover_dir, Recovered};
 
 /// Default size at which a WARC file is closed and the next begun: 1 GiB of compressed
 /// records, the customary size of web archive files.
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 1024 * 1024 * 1024;
-
-/// The suffix of a file being written.
-pub(crate) const OPEN_SUFFIX: &str = ".warc.gz.open";
-/// The suffix of a finished file.
-pub(crate) const DONE_SUFFIX: &str = ".warc.gz";
 
 /// How the writer names, rotates and syncs its files.
 #[derive(Clone, Debug)]
@@ -62,30 +58,6 @@ pub struct RecordLocation {
     pub offset: u64,
     /// Length of the gzip member.
     pub length: u64,
-}
-
-/// What can go wrong writing WARC files.
-#[derive(Debug, thiserror::Error)]
-pub enum WarcError {
-    /// A file operation failed.
-    #[error("WARC file {}: {op}", path.display())]
-    Io {
-        /// What was being done.
-        op: &'static str,
-        /// The file or directory.
-        path: PathBuf,
-        /// The error.
-        #[source]
-        source: std::io::Error,
-    },
-}
-
-fn io<'p>(op: &'static str, path: &'p Path) -> impl FnOnce(std::io::Error) -> WarcError + 'p {
-    move |source| WarcError::Io {
-        op,
-        path: path.to_path_buf(),
-        source,
-    }
 }
 
 struct Current {
