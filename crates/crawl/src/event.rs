@@ -84,10 +84,32 @@ pub enum Event {
         /// Pages and media fetched in this run.
         fetched: u64,
         /// Why it ended (`finished`, `max_pages`, `interrupted`).
-        reason: String,
+        reason: EndReason,
         /// Seconds it ran.
         seconds: f64,
     },
+}
+
+/// Why the crawl ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    /// Nothing left to fetch.
+    Finished,
+    /// `--max-pages` reached.
+    MaxPages,
+    /// Stopped (Ctrl-C).
+    Interrupted,
+}
+
+impl std::fmt::Display for EndReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            EndReason::Finished => "finished",
+            EndReason::MaxPages => "max_pages",
+            EndReason::Interrupted => "interrupted",
+        })
+    }
 }
 
 /// Counters for the progress display and the final summary.

@@ -3,6 +3,7 @@
 //! crate README.
 
 pub mod control;
+pub mod counters;
 pub mod crawler;
 pub mod event;
 pub mod html;

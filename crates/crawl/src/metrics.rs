@@ -21,19 +21,16 @@ use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
-use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use prometheus_client::registry::Registry;
 
-use crate::crawler::LiveCounters;
+use crate::counters::LiveCounters;
+pub use crate::counters::{CommitLatency, COMMIT_BUCKETS};
 use crate::store::{Store, UrlState};
 
 /// The longest the store's figures (URLs by state) are reused between scrapes: counting the
 /// frontier is a scan, so a scraper polling fast (or many at once) costs the store at most
 /// one count per this interval.
 pub const STORE_FIGURES_MAX_AGE: Duration = Duration::from_secs(5);
-
-/// The commit latency buckets: 1 ms doubling to about 16 s.
-pub const COMMIT_BUCKETS: (f64, f64, u16) = (0.001, 2.0, 15);
 
 /// The content type of the exposition.
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -52,24 +49,6 @@ struct KindLabel {
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct StateLabel {
     state: &'static str,
-}
-
-/// How long store group commits take (fed by the crawl's writer).
-#[derive(Clone, Debug)]
-pub struct CommitLatency(Histogram);
-
-impl Default for CommitLatency {
-    fn default() -> Self {
-        let (start, factor, count) = COMMIT_BUCKETS;
-        CommitLatency(Histogram::new(exponential_buckets(start, factor, count)))
-    }
-}
-
-impl CommitLatency {
-    /// One commit took `took`.
-    pub fn observe(&self, took: Duration) {
-        self.0.observe(took.as_secs_f64());
-    }
 }
 
 /// The metrics of one crawl process.

@@ -29,33 +29,17 @@ async fn sitemaps_declared_over_http_are_read_over_https_where_it_works() {
     let db = TestDb::new(Backend::Sqlite).await;
     let web = MultiWeb::start(1).await;
     let host = "secure.test";
-    web.site(host)
-        .path("/robots.txt")
-        .respond(Reply::robots_txt(&format!(
-            "User-agent: *\nAllow: /\nSitemap: {}\n",
-            web.http_url(host, "/sitemap.xml")
-        )));
-    let entries: String = (0..3)
-        .map(|i| {
-            format!(
-                "<url><loc>{}</loc></url>",
-                web.http_url(host, &format!("/s{i}"))
-            )
-        })
+    // Declared and listed as http://.
+    let listed: Vec<String> = (0..3)
+        .map(|i| web.http_url(host, &format!("/s{i}")))
         .collect();
-    web.site(host).path("/sitemap.xml").respond(
-        Reply::ok()
-            .header("Content-Type", "application/xml")
-            .body(format!(
-                "<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">{entries}</urlset>"
-            )),
+    sitemap_site(
+        &web,
+        host,
+        &web.http_url(host, "/sitemap.xml"),
+        &listed,
+        Vec::new(),
     );
-    web.site(host).path("/").respond(html("home"));
-    for i in 0..3 {
-        web.site(host)
-            .path(&format!("/s{i}"))
-            .respond(html("listed"));
-    }
     let warc = tempfile::tempdir().unwrap();
     crawl(
         &db.target,

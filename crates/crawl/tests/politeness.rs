@@ -81,8 +81,8 @@ async fn many_hosts_on_one_address_are_one_origin_paced_together() {
     let shared = starts(&log, |r| r.local.unwrap().ip() == web.addresses()[0]);
     assert_eq!(
         shared.len(),
-        3 * (1 + 1 + 3) + 1,
-        "robots.txt, home and 3 pages per host, one sitemap"
+        3 * (1 + 1 + 1 + 3),
+        "robots.txt, /sitemap.xml (each host has its own robots.txt, so its own sitemaps), home and 3 pages per host"
     );
     // Server-side arrival times: the pace counts from each answer, which comes after the
     // server saw the request, so however long a new connection's TLS handshake delayed an

@@ -16,35 +16,16 @@ async fn a_sitemap_answered_503_with_retry_after_is_read_again_within_the_run() 
     let db = TestDb::new(Backend::Sqlite).await;
     let web = MultiWeb::start(1).await;
     let host = "maps.test";
-    web.site(host)
-        .path("/robots.txt")
-        .respond(Reply::robots_txt(&format!(
-            "User-agent: *\nAllow: /\nSitemap: {}\n",
-            web.https_url(host, "/sitemap.xml")
-        )));
-    let entries: String = (0..3)
-        .map(|i| {
-            format!(
-                "<url><loc>{}</loc></url>",
-                web.https_url(host, &format!("/only{i}"))
-            )
-        })
+    let listed: Vec<String> = (0..3)
+        .map(|i| web.https_url(host, &format!("/only{i}")))
         .collect();
-    web.site(host).path("/sitemap.xml").script([
-        Reply::status(503).header("Retry-After", "1"),
-        Reply::ok()
-            .header("Content-Type", "application/xml")
-            .body(format!(
-                "<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">{entries}</urlset>"
-            )),
-    ]);
-    // The home page links nowhere: the listed pages are known from the sitemap only.
-    web.site(host).path("/").respond(html("home"));
-    for i in 0..3 {
-        web.site(host)
-            .path(&format!("/only{i}"))
-            .respond(html("listed"));
-    }
+    sitemap_site(
+        &web,
+        host,
+        &web.https_url(host, "/sitemap.xml"),
+        &listed,
+        vec![Reply::status(503).header("Retry-After", "1")],
+    );
     let warc = tempfile::tempdir().unwrap();
     crawl(
         &db.target,

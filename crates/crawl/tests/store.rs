@@ -538,6 +538,47 @@ async fn robots_entries_sitemaps_media_and_hosts() {
     .await;
 }
 
+/// Each host's sitemaps are recorded on their own; the site is usable when any host's are,
+/// and counts all their URLs.
+#[tokio::test]
+async fn sitemaps_read_are_recorded_per_host_and_summed_per_site() {
+    on_both_backends(|target| async move {
+        let store = open(&target).await;
+        let a = queue(&store, "a.shared.test", &["/"], None).await;
+        let b = queue(&store, "b.shared.test", &["/"], None).await;
+        assert_eq!(a.site_id, b.site_id);
+        let later = t0() + SignedDuration::from_secs(5);
+        assert!(store
+            .set_host_sitemaps(a.host_id, a.site_id, t0(), 7)
+            .await
+            .unwrap());
+        // Another host of the site without a sitemap leaves the site's usable.
+        assert!(store
+            .set_host_sitemaps(b.host_id, b.site_id, later, 0)
+            .await
+            .unwrap());
+        assert_eq!(
+            store.site_sitemap_state(a.site_id).await.unwrap(),
+            (Some(true), Some(later))
+        );
+        // Read again without URLs on either host: the site falls back to links.
+        assert!(!store
+            .set_host_sitemaps(a.host_id, a.site_id, later, 0)
+            .await
+            .unwrap());
+        assert_eq!(
+            store.site_sitemap_state(a.site_id).await.unwrap(),
+            (Some(false), Some(later))
+        );
+        assert!(store
+            .set_host_sitemaps(b.host_id, b.site_id, later, 3)
+            .await
+            .unwrap());
+        store.close().await;
+    })
+    .await;
+}
+
 /// The pacing of several origins in one commit is one statement: each origin gets its own
 /// values, counts add up across commits, and an origin leased by another process is left
 /// alone.

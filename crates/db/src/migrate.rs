@@ -1,8 +1,12 @@
 //! Versioned migrations per schema, run on open and recorded in [`MIGRATIONS_TABLE`].
 
-use sqlx::Connection;
+use sqlx::{Connection, PgPool, SqlitePool};
 
-use crate::{Db, DbError};
+use crate::error::DbError;
+
+/// The statement that starts a write transaction: on SQLite, `BEGIN IMMEDIATE` takes the write
+/// lock at once, so a transaction that reads then writes never fails on lock upgrade.
+pub(crate) const SQLITE_BEGIN_WRITE: &str = "BEGIN IMMEDIATE";
 
 /// The table that records which migrations of which schema have run.
 pub const MIGRATIONS_TABLE: &str = "db_migrations";
@@ -121,51 +125,55 @@ macro_rules! apply {
     }};
 }
 
-pub(crate) async fn run(db: &Db, schemas: &[&Schema]) -> Result<(), DbError> {
-    let all: Vec<&Schema> = std::iter::once(&DB_SCHEMA)
+/// The store's own schema, then `schemas`, in order.
+fn with_db_schema<'a>(schemas: &[&'a Schema]) -> Vec<&'a Schema> {
+    std::iter::once(&DB_SCHEMA)
         .chain(schemas.iter().copied())
-        .collect();
-    match db {
-        Db::Sqlite(pool) => {
-            let mut conn = pool.acquire().await.map_err(DbError::query("acquire"))?;
-            for &schema in &all {
-                // BEGIN IMMEDIATE: one process at a time reads and applies the versions.
-                let mut tx = conn
-                    .begin_with(crate::open::SQLITE_BEGIN_WRITE)
-                    .await
-                    .map_err(DbError::query("begin migrations"))?;
-                sqlx::query(CREATE_TABLE)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(DbError::query("create migrations table"))?;
-                apply!(tx, schema, sqlite);
-                tx.commit()
-                    .await
-                    .map_err(DbError::query("commit migrations"))?;
-            }
-        }
-        Db::Postgres(pool) => {
-            let mut conn = pool.acquire().await.map_err(DbError::query("acquire"))?;
-            for &schema in &all {
-                let mut tx = conn
-                    .begin()
-                    .await
-                    .map_err(DbError::query("begin migrations"))?;
-                sqlx::query("SELECT pg_advisory_xact_lock($1)")
-                    .bind(PG_MIGRATION_LOCK)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(DbError::query("lock migrations"))?;
-                sqlx::query(CREATE_TABLE)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(DbError::query("create migrations table"))?;
-                apply!(tx, schema, postgres);
-                tx.commit()
-                    .await
-                    .map_err(DbError::query("commit migrations"))?;
-            }
-        }
+        .collect()
+}
+
+/// Runs the pending migrations of the store's own schema and of `schemas` on SQLite.
+pub(crate) async fn run_sqlite(pool: &SqlitePool, schemas: &[&Schema]) -> Result<(), DbError> {
+    let mut conn = pool.acquire().await.map_err(DbError::query("acquire"))?;
+    for schema in with_db_schema(schemas) {
+        // BEGIN IMMEDIATE: one process at a time reads and applies the versions.
+        let mut tx = conn
+            .begin_with(SQLITE_BEGIN_WRITE)
+            .await
+            .map_err(DbError::query("begin migrations"))?;
+        sqlx::query(CREATE_TABLE)
+            .execute(&mut *tx)
+            .await
+            .map_err(DbError::query("create migrations table"))?;
+        apply!(tx, schema, sqlite);
+        tx.commit()
+            .await
+            .map_err(DbError::query("commit migrations"))?;
+    }
+    Ok(())
+}
+
+/// Runs the pending migrations of the store's own schema and of `schemas` on PostgreSQL.
+pub(crate) async fn run_postgres(pool: &PgPool, schemas: &[&Schema]) -> Result<(), DbError> {
+    let mut conn = pool.acquire().await.map_err(DbError::query("acquire"))?;
+    for schema in with_db_schema(schemas) {
+        let mut tx = conn
+            .begin()
+            .await
+            .map_err(DbError::query("begin migrations"))?;
+        sqlx::query("SELECT pg_advisory_xact_lock($1)")
+            .bind(PG_MIGRATION_LOCK)
+            .execute(&mut *tx)
+            .await
+            .map_err(DbError::query("lock migrations"))?;
+        sqlx::query(CREATE_TABLE)
+            .execute(&mut *tx)
+            .await
+            .map_err(DbError::query("create migrations table"))?;
+        apply!(tx, schema, postgres);
+        tx.commit()
+            .await
+            .map_err(DbError::query("commit migrations"))?;
     }
     Ok(())
 }

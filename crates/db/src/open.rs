@@ -9,7 +9,7 @@ use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
 
-use crate::migrate::{self, Schema};
+use crate::migrate::{self, Schema, SQLITE_BEGIN_WRITE};
 use crate::DbError;
 
 /// How long a SQLite connection waits for another writer before giving up with "busy".
@@ -169,7 +169,10 @@ impl Db {
                 Db::Postgres(pool)
             }
         };
-        migrate::run(&db, schemas).await?;
+        match &db {
+            Db::Sqlite(pool) => migrate::run_sqlite(pool, schemas).await?,
+            Db::Postgres(pool) => migrate::run_postgres(pool, schemas).await?,
+        }
         Ok(db)
     }
 
@@ -189,10 +192,6 @@ impl Db {
         }
     }
 }
-
-/// The statement that starts a write transaction: on SQLite, `BEGIN IMMEDIATE` takes the write
-/// lock at once, so a transaction that reads then writes never fails on lock upgrade.
-pub(crate) const SQLITE_BEGIN_WRITE: &str = "BEGIN IMMEDIATE";
 
 impl Db {
     /// Begin a write transaction on SQLite (`BEGIN IMMEDIATE`).

@@ -98,9 +98,9 @@ pub use http::{
 pub use net::{BuildError, ReqwestClient};
 pub use observe::{Observer, RequestKind};
 pub use pacer::{
-    Learned, OriginKey, OriginSnapshot, OriginState, Overrides, PaceSkip, Pacer, PacerConfig,
-    Permit, Plan, WaitBudget, WaitLimit, WaitReason, DEFAULT_BACKOFF_BASE, DEFAULT_BACKOFF_MAX,
-    DEFAULT_PACE, DEFAULT_PAUSE_AFTER, MAX_CRAWL_DELAY, MAX_PROBE_INTERVAL,
+    shows_no_https, Learned, OriginKey, OriginSnapshot, OriginState, Overrides, PaceSkip, Pacer,
+    PacerConfig, Permit, Plan, WaitBudget, WaitLimit, WaitReason, DEFAULT_BACKOFF_BASE,
+    DEFAULT_BACKOFF_MAX, DEFAULT_PACE, DEFAULT_PAUSE_AFTER, MAX_CRAWL_DELAY, MAX_PROBE_INTERVAL,
 };
 pub use polite::{
     Fetched, Operation, OriginMap, Outcome, Polite, PoliteRequest, PoliteResponse, RobotsCheck,

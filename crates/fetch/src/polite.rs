@@ -204,6 +204,10 @@ pub struct PoliteRequest<'a> {
     pub follow: Option<&'a (dyn Fn(&Url) -> bool + Send + Sync)>,
     /// True for the request that probes a paused origin.
     pub probe: bool,
+    /// True for the first HTTPS attempt at a host not known to serve HTTPS: its connection
+    /// failing as a host without HTTPS fails teaches the pacer nothing
+    /// ([`Learned::from_failure`]), nor does its robots.txt's on the way.
+    pub https_probe: bool,
 }
 
 impl<'a> PoliteRequest<'a> {
@@ -214,6 +218,7 @@ impl<'a> PoliteRequest<'a> {
             tokens,
             follow: None,
             probe: false,
+            https_probe: false,
         }
     }
 }
@@ -321,7 +326,9 @@ impl Polite {
         trail: &mut Trail,
     ) -> Result<(crate::fetcher::Hop, crate::pacer::Permit, Learned), Outcome> {
         let scope = Scope::of(url).map_err(Outcome::Failed)?;
-        let verdict = self.verdict(url, request.tokens, operation, trail).await?;
+        let verdict = self
+            .verdict(url, request.tokens, operation, request.https_probe, trail)
+            .await?;
         let skip = |reason| Outcome::Skipped {
             url: url.clone(),
             reason,
@@ -354,7 +361,7 @@ impl Polite {
         let hop = match hop {
             Ok(hop) => hop,
             Err(error) => {
-                let learned = Learned::from_error(&error);
+                let learned = Learned::from_failure(&error, request.https_probe);
                 permit.learn(learned);
                 trail.learned = Some(learned);
                 return Err(Outcome::Failed(error));
@@ -378,6 +385,18 @@ impl Polite {
         url: &Url,
         tokens: &ProductTokens,
         operation: &Operation,
+    ) -> Result<RobotsCheck, SkipReason> {
+        self.check_robots_as(url, tokens, operation, false).await
+    }
+
+    /// [`Polite::check_robots`], for the first HTTPS attempt at a host not known to serve
+    /// HTTPS when `https_probe` (see [`PoliteRequest::https_probe`]).
+    pub async fn check_robots_as(
+        &self,
+        url: &Url,
+        tokens: &ProductTokens,
+        operation: &Operation,
+        https_probe: bool,
     ) -> Result<RobotsCheck, SkipReason> {
         let scope = Scope::of(url).map_err(|_| SkipReason::NotFetchable)?;
         let host = scope.host();
@@ -413,7 +432,7 @@ impl Polite {
                     .await;
                     permit.answered();
                     permit.learn(match (&fetched.error, fetched.status) {
-                        (Some(error), _) => Learned::from_error(error),
+                        (Some(error), _) => Learned::from_failure(error, https_probe),
                         (None, Some(status)) => {
                             Learned::from_robots_txt(status, fetched.retry_after)
                         }
@@ -441,9 +460,13 @@ impl Polite {
         url: &Url,
         tokens: &ProductTokens,
         operation: &Operation,
+        https_probe: bool,
         trail: &mut Trail,
     ) -> Result<Verdict, Outcome> {
-        match self.check_robots(url, tokens, operation).await {
+        match self
+            .check_robots_as(url, tokens, operation, https_probe)
+            .await
+        {
             Ok(check) => {
                 trail.waited += check.waited;
                 trail.robots_fetches.extend(check.fetched);

@@ -12,6 +12,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use common::crawl::{crawl_args, crawl_db};
 use common::{jittybot, stdout};
 use testweb::{linked_pages, LinkedPages, MultiWeb, RecordedRequest};
 use tokio::time::Instant;
@@ -35,23 +36,17 @@ fn web_of(pages: u32) -> impl Fn(&str, &str) -> Option<testweb::Reply> + Send + 
     move |h, p| pages(h, p).map(|r| r.delay(Duration::from_millis(2)))
 }
 
-fn reach(web: &MultiWeb, dir: &Path) -> Vec<String> {
+/// `jittybot crawl` of the three sites, links followed, with `options`; the store and files
+/// in `dir`.
+fn crawl_of(web: &MultiWeb, dir: &Path, options: &[&str]) -> Vec<String> {
     let hosts = [(PACED, 0), (EXCLUDED, 1), (REFRESHED, 2)];
-    std::fs::write(dir.join("hosts"), web.hosts_file(&hosts)).unwrap();
-    std::fs::write(dir.join("ca.pem"), web.certificate_pem()).unwrap();
-    let mut args: Vec<String> = [
-        "--allow-private-addresses",
-        "--follow-links",
-        "always",
-        "--warc-dir",
-    ]
-    .map(String::from)
-    .to_vec();
-    args.push(dir.join("warc").display().to_string());
-    args.extend(["--hosts".into(), dir.join("hosts").display().to_string()]);
-    args.extend(["--cacert".into(), dir.join("ca.pem").display().to_string()]);
-    args.extend(hosts.iter().map(|(h, _)| web.http_url(h, "/p0.html")));
-    args
+    let seeds: Vec<String> = hosts
+        .iter()
+        .map(|(h, _)| web.http_url(h, "/p0.html"))
+        .collect();
+    let mut options = options.to_vec();
+    options.extend(["--follow-links", "always"]);
+    crawl_args(web, dir, &hosts, &options, &seeds)
 }
 
 fn to(log: &[RecordedRequest], host: &str) -> Vec<RecordedRequest> {
@@ -96,19 +91,8 @@ async fn levers_pulled_on_a_running_crawl_are_obeyed_within_five_seconds() {
     let web = MultiWeb::start(3).await;
     web.generate(web_of(400));
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("crawl.sqlite").display().to_string();
-    let mut args: Vec<String> = [
-        "crawl",
-        "--info-url",
-        INFO_URL,
-        "--db",
-        &db,
-        "--pace",
-        "100ms",
-    ]
-    .map(String::from)
-    .to_vec();
-    args.extend(reach(&web, dir.path()));
+    let db = crawl_db(dir.path());
+    let args = crawl_of(&web, dir.path(), &["--pace", "100ms"]);
     let log_file = dir.path().join("crawl.log");
     let mut crawl = Command::new(env!("CARGO_BIN_EXE_jittybot"))
         .args(&args)
@@ -223,27 +207,15 @@ async fn levers_kept_in_a_file_hold_from_the_first_request_and_a_run_ends_with_e
     let web = MultiWeb::start(3).await;
     web.generate(web_of(8));
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("crawl.sqlite").display().to_string();
+    let db = crawl_db(dir.path());
     let control_file = dir.path().join("levers");
     std::fs::write(
         &control_file,
         format!("# complaints\npace {PACED} 400ms\nexclude {EXCLUDED}  # asked by its owner\n"),
     )
     .unwrap();
-    let mut args: Vec<String> = [
-        "crawl",
-        "--info-url",
-        INFO_URL,
-        "--db",
-        &db,
-        "--pace",
-        "20ms",
-        "--control",
-    ]
-    .map(String::from)
-    .to_vec();
-    args.push(control_file.display().to_string());
-    args.extend(reach(&web, dir.path()));
+    let control = control_file.display().to_string();
+    let args = crawl_of(&web, dir.path(), &["--pace", "20ms", "--control", &control]);
     let out = tokio::task::spawn_blocking(move || {
         common::jittybot_with_env(&args, None, &[("RUST_LOG", "warn")])
     })

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::INFO_URL;
+use common::crawl::crawl_args;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -13,34 +13,15 @@ use testweb::{linked_pages, LinkedPages, MultiWeb};
 const HOSTS: [&str; 3] = ["h1.restart.test", "h2.restart.test", "h3.restart.test"];
 
 fn args(web: &MultiWeb, dir: &Path) -> Vec<String> {
-    let hosts_file = dir.join("hosts");
     let pins: Vec<(&str, usize)> = HOSTS.iter().enumerate().map(|(i, h)| (*h, i)).collect();
-    std::fs::write(&hosts_file, web.hosts_file(&pins)).unwrap();
-    let ca = dir.join("ca.pem");
-    std::fs::write(&ca, web.certificate_pem()).unwrap();
-    let mut args: Vec<String> = [
-        "crawl",
-        "--info-url",
-        INFO_URL,
-        "--db",
-        &dir.join("crawl.sqlite").display().to_string(),
-        "--warc-dir",
-        &dir.join("warc").display().to_string(),
-        "--pace",
-        "1s",
-        "--follow-links",
-        "always",
-        "--allow-private-addresses",
-        "--hosts",
-        &hosts_file.display().to_string(),
-        "--cacert",
-        &ca.display().to_string(),
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    args.extend(HOSTS.iter().map(|h| web.http_url(h, "/p0.html")));
-    args
+    let seeds: Vec<String> = HOSTS.iter().map(|h| web.http_url(h, "/p0.html")).collect();
+    crawl_args(
+        web,
+        dir,
+        &pins,
+        &["--pace", "1s", "--follow-links", "always"],
+        &seeds,
+    )
 }
 
 /// Requests for pages the server has seen so far.

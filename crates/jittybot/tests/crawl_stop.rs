@@ -7,7 +7,8 @@ mod common;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{jittybot, stdout, INFO_URL};
+use common::crawl::{crawl_args, crawl_db};
+use common::{jittybot, stdout};
 use testweb::{MultiWeb, Reply};
 use tokio::time::Instant;
 
@@ -57,32 +58,10 @@ async fn stop_with(signal: &str) {
     slow_sites(&web);
     web.prepare_certificates(&HOSTS);
     let dir = tempfile::tempdir().unwrap();
-    let hosts_file = dir.path().join("hosts");
     let pins: Vec<(&str, usize)> = HOSTS.iter().enumerate().map(|(i, h)| (*h, i / 2)).collect();
-    std::fs::write(&hosts_file, web.hosts_file(&pins)).unwrap();
-    let ca = dir.path().join("ca.pem");
-    std::fs::write(&ca, web.certificate_pem()).unwrap();
-    let db = dir.path().join("crawl.sqlite").display().to_string();
-    let mut args: Vec<String> = [
-        "crawl",
-        "--info-url",
-        INFO_URL,
-        "--db",
-        &db,
-        "--warc-dir",
-        &dir.path().join("warc").display().to_string(),
-        "--pace",
-        "200ms",
-        "--allow-private-addresses",
-        "--hosts",
-        &hosts_file.display().to_string(),
-        "--cacert",
-        &ca.display().to_string(),
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    args.extend(HOSTS.iter().map(|h| web.https_url(h, "/")));
+    let db = crawl_db(dir.path());
+    let seeds: Vec<String> = HOSTS.iter().map(|h| web.https_url(h, "/")).collect();
+    let args = crawl_args(&web, dir.path(), &pins, &["--pace", "200ms"], &seeds);
     let mut child = Command::new(env!("CARGO_BIN_EXE_jittybot"))
         .args(&args)
         .stdin(Stdio::null())

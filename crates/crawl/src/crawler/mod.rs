@@ -8,10 +8,14 @@ mod config;
 mod https;
 mod interactive;
 mod lease;
+mod outcome;
 mod page;
 mod places;
 mod redirects;
+mod request;
 mod robots_store;
+mod schedule;
+mod settle;
 mod sitemaps;
 mod turns;
 mod unreachable;
@@ -26,7 +30,6 @@ use db::{DbError, Holder};
 use fetch::{Fetcher, OriginKey, OriginSnapshot, Pacer, Policy, Polite, RobotsCache};
 use jiff::Timestamp;
 use tokio::sync::mpsc;
-use tokio::task::JoinSet;
 
 pub use config::{
     warc_options, CrawlConfig, FollowLinks, COMMIT_BATCH, COMMIT_INTERVAL, DEFAULT_ACTIVE_ORIGINS,
@@ -39,6 +42,9 @@ pub use interactive::{chromium_available, Interactive};
 pub use robots_store::StoreRobots;
 pub use sitemaps::{MAX_SITEMAP_TRIES, SITEMAP_TURN_WAIT};
 pub use turns::STOP_POLL;
+
+pub use crate::counters::{LiveCounters, StageTimes};
+pub use crate::event::EndReason;
 
 use crate::event::Event;
 use crate::normal::NormalUrl;
@@ -66,74 +72,16 @@ pub enum CrawlError {
     /// The writer task ended early (after an error of its own).
     #[error("the WARC and store writer stopped")]
     WriterGone,
-    /// A task panicked.
-    #[error("a crawl task failed: {0}")]
-    Task(String),
+    /// A task panicked (or was cancelled).
+    #[error("a crawl task failed")]
+    Task(#[from] tokio::task::JoinError),
+    /// A task still held the crawl's state when the run ended, so the writer could not be
+    /// told to finish.
+    #[error("crawl state still shared at the end")]
+    StillShared,
     /// The operator's levers could not be set up (a bad `--control` file).
     #[error(transparent)]
     Levers(#[from] crate::control::LeversError),
-}
-
-/// Why the crawl ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EndReason {
-    /// Nothing left to fetch.
-    Finished,
-    /// `--max-pages` reached.
-    MaxPages,
-    /// Stopped (Ctrl-C).
-    Interrupted,
-}
-
-/// Live counters (the progress display reads them while the crawl runs).
-#[derive(Debug, Default)]
-pub struct LiveCounters {
-    /// Responses received.
-    pub fetched: AtomicU64,
-    /// URLs skipped.
-    pub skipped: AtomicU64,
-    /// Failed attempts.
-    pub errors: AtomicU64,
-    /// Body bytes.
-    pub bytes: AtomicU64,
-    /// Origins being worked on.
-    pub active_origins: AtomicU64,
-    /// URLs queued in the whole crawl (every process), refreshed every [`PROGRESS_REFRESH`].
-    pub queued: AtomicU64,
-    /// Origins backing off (failures in a row, next start later), refreshed likewise.
-    pub backing_off: AtomicU64,
-    /// Origins paused until a probe succeeds, refreshed likewise.
-    pub paused: AtomicU64,
-    /// Compressed WARC bytes written.
-    pub warc_bytes: AtomicU64,
-    /// How long store group commits take.
-    pub commit_latency: crate::metrics::CommitLatency,
-    /// Time spent in each stage, summed over tasks (benchmark breakdown).
-    pub time: StageTimes,
-}
-
-/// Nanoseconds spent per stage of the crawl, summed over all tasks.
-#[derive(Debug, Default)]
-pub struct StageTimes {
-    /// Polite requests: robots.txt checks, turns, hops, reading bodies.
-    pub fetch: AtomicU64,
-    /// HTML tokenizing (links, media, meta).
-    pub parse: AtomicU64,
-    /// Turning found links into frontier entries (scope, hosts, dedup).
-    pub links: AtomicU64,
-    /// Building and compressing WARC records.
-    pub warc_encode: AtomicU64,
-    /// Appending and flushing WARC files.
-    pub warc_write: AtomicU64,
-    /// Committing batches to the store.
-    pub store: AtomicU64,
-}
-
-impl StageTimes {
-    pub(crate) fn add(counter: &AtomicU64, since: std::time::Instant) {
-        counter.fetch_add(since.elapsed().as_nanos() as u64, Ordering::Relaxed);
-    }
 }
 
 /// The shared state of a running crawl.
@@ -269,12 +217,12 @@ impl Crawler {
         self.fetcher = self.fetcher.with_observer(observer);
     }
 
-    /// Add `seeds` to the crawl and run it to the end, sending events as they happen.
-    pub async fn run(
-        self,
-        seeds: &[NormalUrl],
+    /// Sets a run up: this process registered as a lease holder (the leases of dead ones
+    /// freed), the WARC writer and the store's writer task started, the pipeline built.
+    async fn start(
+        &self,
         events: mpsc::UnboundedSender<Event>,
-    ) -> Result<Summary, CrawlError> {
+    ) -> Result<(Arc<Ctx>, tokio::task::JoinHandle<Result<(), CrawlError>>), CrawlError> {
         let holder = Holder::new();
         let freed = self.store.register_and_free_dead(&holder).await?;
         if !freed.holders.is_empty() {
@@ -329,28 +277,34 @@ impl Crawler {
             media_seen: Mutex::new(Default::default()),
             browsers: interactive::Browsers::default(),
         });
+        Ok((ctx, writer))
+    }
+
+    /// Add `seeds` to the crawl and run it to the end, sending events as they happen.
+    pub async fn run(
+        self,
+        seeds: &[NormalUrl],
+        events: mpsc::UnboundedSender<Event>,
+    ) -> Result<Summary, CrawlError> {
+        let (ctx, writer) = self.start(events).await?;
         let started = std::time::Instant::now();
         let result = run(&ctx, seeds).await;
         ctx.browsers.close().await;
         // Drop the last sender so the writer drains, closes the WARC file and ends.
         let Ok(ctx) = Arc::try_unwrap(ctx) else {
-            return Err(CrawlError::Task(
-                "crawl state still shared at the end".into(),
-            ));
+            return Err(CrawlError::StillShared);
         };
         let Ctx {
             committer, events, ..
         } = ctx;
         drop(committer);
-        let written = writer.await.map_err(|e| CrawlError::Task(e.to_string()))?;
+        let written = writer.await?;
         let reason = result?;
         written?;
         let fetched = self.counters.fetched.load(Ordering::SeqCst);
         let _ = events.send(Event::Done {
             fetched,
-            reason: format!("{reason:?}")
-                .to_ascii_lowercase()
-                .replace("maxpages", "max_pages"),
+            reason,
             seconds: crate::event::seconds(started.elapsed()),
         });
         Ok(Summary { fetched, reason })
@@ -364,20 +318,21 @@ async fn run(ctx: &Arc<Ctx>, seeds: &[NormalUrl]) -> Result<EndReason, CrawlErro
     let events = ctx.places.load().await?;
     ctx.emit_all(events);
     add_seeds(ctx, seeds).await?;
-    schedule(ctx).await
+    schedule::schedule(ctx).await
 }
 
 async fn add_seeds(ctx: &Arc<Ctx>, seeds: &[NormalUrl]) -> Result<(), CrawlError> {
     let mut urls = Vec::new();
-    let mut sites = std::collections::HashSet::new();
+    let mut robots_files = std::collections::HashSet::new();
     for seed in seeds {
         ctx.places.add_seed_site(seed).await?;
         let (host, events) = ctx.places.host(seed, ctx.polite.pacer()).await?;
         ctx.emit_all(events);
         ctx.places.first_sight(seed.key());
-        if sites.insert(host.site_id) {
-            // The site's sitemaps, read from this host's robots.txt before its pages.
-            if let Ok(robots) = NormalUrl::join(seed.url(), "/robots.txt") {
+        // The sitemaps this host's robots.txt declares, read before its pages: every host
+        // has its own, so each seed host of a site gets its entry.
+        if let Ok(robots) = NormalUrl::join(seed.url(), "/robots.txt") {
+            if robots_files.insert(robots.key().to_string()) {
                 urls.push(NewUrl {
                     key: robots.key().to_string(),
                     host: host.clone(),
@@ -399,155 +354,5 @@ async fn add_seeds(ctx: &Arc<Ctx>, seeds: &[NormalUrl]) -> Result<(), CrawlError
     }
     ctx.store.enqueue(&urls).await?;
     ctx.store.requeue_sitemaps().await?;
-    Ok(())
-}
-
-/// Lease due origins and work them until nothing is left (or a stop).
-async fn schedule(ctx: &Arc<Ctx>) -> Result<EndReason, CrawlError> {
-    let mut workers: JoinSet<Result<(), CrawlError>> = JoinSet::new();
-    let mut active: HashMap<tokio::task::Id, (i64, Arc<lease::LeaseWatch>)> = HashMap::new();
-    let mut last_renewal = tokio::time::Instant::now();
-    let mut last_progress: Option<tokio::time::Instant> = None;
-    let mut last_levers: Option<tokio::time::Instant> = None;
-    let mut first_error = None;
-    loop {
-        if ctx.stopping() {
-            break;
-        }
-        if last_progress.is_none_or(|t| t.elapsed() >= PROGRESS_REFRESH) {
-            refresh_progress(ctx).await?;
-            last_progress = Some(tokio::time::Instant::now());
-        }
-        if last_levers.is_none_or(|t| t.elapsed() >= crate::control::LEVERS_REFRESH) {
-            ctx.levers.refresh(&ctx.store, ctx.polite.robots()).await?;
-            last_levers = Some(tokio::time::Instant::now());
-        }
-        let room = ctx.config.active_origins.saturating_sub(workers.len());
-        if room > 0 {
-            let claim_started = tokio::time::Instant::now();
-            // Origins whose only work is of excluded sites are left alone.
-            let mut except = ctx.committer.in_hand();
-            except.extend(ctx.levers.parked_origins());
-            let claimed = ctx
-                .store
-                .claim_origins_except(
-                    &ctx.holder,
-                    Timestamp::now(),
-                    u32::try_from(room).unwrap_or(u32::MAX),
-                    &except,
-                )
-                .await?;
-            for origin in claimed {
-                ctx.committer.hold(origin.id);
-                let lost = Arc::new(lease::LeaseWatch::new(
-                    claim_started,
-                    ctx.store.origin_lease(),
-                ));
-                let id = origin.id;
-                let handle = workers.spawn(worker::work_origin(
-                    Arc::clone(ctx),
-                    origin,
-                    Arc::clone(&lost),
-                ));
-                active.insert(handle.id(), (id, lost));
-            }
-        }
-        ctx.counters
-            .active_origins
-            .store(workers.len() as u64, Ordering::Relaxed);
-        if last_renewal.elapsed() >= ctx.store.origin_lease() / 3 {
-            renew(ctx, &active).await?;
-            last_renewal = tokio::time::Instant::now();
-        }
-        if workers.is_empty() && ctx.committer.pending.load(Ordering::SeqCst) == 0 {
-            let (left, next) = ctx.store.pending_work().await?;
-            if left == 0 {
-                return Ok(EndReason::Finished);
-            }
-            let behind_robots = ctx.store.pending_behind_robots().await?;
-            if behind_robots >= left {
-                tracing::warn!(
-                    urls = behind_robots,
-                    "only URLs of sites whose robots.txt is unreachable are left: they stay queued for a later run"
-                );
-                ctx.emit(Event::RobotsWaiting {
-                    urls: behind_robots,
-                });
-                return Ok(EndReason::Finished);
-            }
-            if let Some(held) = ctx.levers.only_held_left(&ctx.store, left).await? {
-                tracing::warn!(
-                    urls = held,
-                    "only URLs of excluded sites are left: they stay queued for a later run"
-                );
-                return Ok(EndReason::Finished);
-            }
-            // Wait for the earliest origin to be due (or for another process's work).
-            let wait = next
-                .map(|t| t.duration_since(Timestamp::now()).unsigned_abs())
-                .unwrap_or(SCHEDULER_TICK)
-                .clamp(SCHEDULER_TICK, Duration::from_secs(1));
-            tokio::time::sleep(wait).await;
-            continue;
-        }
-        tokio::select! {
-            done = workers.join_next_with_id(), if !workers.is_empty() => {
-                if let Some(done) = done {
-                    let (id, result) = match done {
-                        Ok((id, r)) => (id, r),
-                        Err(e) => (e.id(), Err(CrawlError::Task(e.to_string()))),
-                    };
-                    active.remove(&id);
-                    if let Err(e) = result {
-                        first_error.get_or_insert(e);
-                        ctx.stop.store(true, Ordering::SeqCst);
-                    }
-                }
-            }
-            _ = tokio::time::sleep(SCHEDULER_TICK) => {}
-        }
-    }
-    while let Some(done) = workers.join_next().await {
-        if let Ok(Err(e)) | Err(e) = done.map_err(|e| CrawlError::Task(e.to_string())) {
-            first_error.get_or_insert(e);
-        }
-    }
-    if let Some(e) = first_error {
-        return Err(e);
-    }
-    Ok(if ctx.max_pages_hit.load(Ordering::SeqCst) {
-        EndReason::MaxPages
-    } else {
-        EndReason::Interrupted
-    })
-}
-
-/// The whole crawl's figures for the progress display.
-async fn refresh_progress(ctx: &Ctx) -> Result<(), CrawlError> {
-    let p = ctx.store.progress(Timestamp::now()).await?;
-    ctx.counters.queued.store(p.queued, Ordering::Relaxed);
-    ctx.counters
-        .backing_off
-        .store(p.backing_off, Ordering::Relaxed);
-    ctx.counters.paused.store(p.paused, Ordering::Relaxed);
-    Ok(())
-}
-
-async fn renew(
-    ctx: &Ctx,
-    active: &HashMap<tokio::task::Id, (i64, Arc<lease::LeaseWatch>)>,
-) -> Result<(), CrawlError> {
-    let ids: Vec<i64> = active.values().map(|(id, _)| *id).collect();
-    let started = tokio::time::Instant::now();
-    let kept = committer::retrying(|| ctx.store.renew_origins(&ids, &ctx.holder, Timestamp::now()))
-        .await?;
-    for (id, lease) in active.values() {
-        if kept.contains(id) {
-            lease.renewed(started);
-        } else {
-            // Another process took it over (or it was merged): stop working it.
-            lease.lose();
-        }
-    }
     Ok(())
 }

@@ -10,12 +10,12 @@ use jiff::Timestamp;
 use super::archive::{payload_digest, Archive, Payload};
 use super::config::FollowLinks;
 use super::interactive;
-use super::worker::{facts, failure, Flow};
+use super::outcome::{facts, failure, Flow};
 use super::{CrawlError, Ctx};
 use crate::event::Event;
 use crate::html;
 use crate::normal::NormalUrl;
-use crate::store::{ClaimedUrl, NewUrl, Outcome, UrlKind, UrlState, NEVER};
+use crate::store::{ClaimedUrl, FetchFacts, NewUrl, Outcome, UrlKind, UrlState, NEVER};
 
 /// What a response adds to the crawl.
 #[derive(Debug, Default)]
@@ -25,7 +25,7 @@ pub(crate) struct Kept {
     pub(crate) stored_media: Vec<(String, i64, Option<String>, u64)>,
 }
 
-type Settled = (Outcome, Kept, Flow, u64);
+pub(crate) type Settled = (Outcome, Kept, Flow, u64);
 
 /// Settle a fetched response of `url` whose final hop is `hop`.
 pub(crate) async fn kept(
@@ -49,12 +49,8 @@ pub(crate) async fn kept(
             } else {
                 Flow::Continue
             };
-            return Ok((
-                failure(ctx, url, &e.full_message()),
-                Kept::default(),
-                flow,
-                0,
-            ));
+            let o = failure(ctx, url, &e.full_message());
+            return Ok((o, Kept::default(), flow, 0));
         }
     };
     let bytes = body.decoded_bytes;
@@ -68,19 +64,11 @@ pub(crate) async fn kept(
     ctx.counters.fetched.fetch_add(1, Ordering::Relaxed);
     ctx.counters.bytes.fetch_add(bytes, Ordering::Relaxed);
     ctx.count_page();
-    // A media file is fetched once (JittyBot's documentation: "we have not already stored it"); a listed
-    // URL with a lastmod waits for a newer one.
-    let next_due = if url.kind == UrlKind::Media || (url.in_sitemap && url.lastmod.is_some()) {
-        NEVER
-    } else {
-        db::millis(hop.sent_at)
-            .saturating_add(i64::try_from(ctx.config.revisit_after.as_millis()).unwrap_or(i64::MAX))
-    };
     let mut outcome = Outcome {
         id: url.id,
         state: Some(UrlState::Fetched),
         attempts: 0,
-        next_due,
+        next_due: next_due(ctx, url, hop),
         ..Outcome::default()
     };
     let media = url.kind == UrlKind::Media;
@@ -90,124 +78,28 @@ pub(crate) async fn kept(
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
     let mut kept = Kept::default();
-    let mut label = String::new();
-    if status == 304 {
-        archive.not_modified(hop, url.warc_record_id.as_deref());
-        let mut f = facts(
-            &head,
-            hop.sent_at,
-            None,
-            0,
-            url.warc_record_id.clone(),
-            String::new(),
-        );
-        f.etag = f.etag.or_else(|| url.etag.clone());
-        f.last_modified = f.last_modified.or_else(|| url.last_modified.clone());
-        outcome.fetch = Some(f);
+    let got = Got {
+        url,
+        hop,
+        head: &head,
+        body: &body,
+        content_type: content_type.as_deref(),
+        final_url: &final_url,
+    };
+    let label = if status == 304 {
+        outcome.fetch = Some(not_modified(&got, archive));
+        String::new()
     } else if media {
-        let hash = payload_digest(&body.bytes);
-        let is_image = content_type
-            .as_deref()
-            .is_some_and(|c| c.trim().to_ascii_lowercase().starts_with("image/"));
-        if !is_image || !(200..300).contains(&status) {
-            archive.exchange(hop, Some(Payload::of_body(&body)), true);
-            outcome.reason = Some(format!(
-                "not stored: status {status}, type {}",
-                content_type.as_deref().unwrap_or("none")
-            ));
-        } else if ctx.store.media(&hash).await?.is_some() || !ctx.first_media(&hash) {
-            // The same bytes are stored under another URL: a revisit says so.
-            archive.duplicate(hop, &body.bytes);
-            outcome.reason = Some("duplicate of stored media".into());
-        } else {
-            archive.exchange(hop, Some(Payload::of_body(&body)), true);
-            kept.stored_media
-                .push((hash.clone(), url.id, content_type.clone(), bytes));
-        }
-        outcome.fetch = Some(facts(
-            &head,
-            hop.sent_at,
-            Some(hash),
-            bytes,
-            archive.main_id.clone(),
-            String::new(),
-        ));
+        let (facts, reason) = media_file(ctx, &got, archive, &mut kept).await?;
+        outcome.fetch = Some(facts);
+        outcome.reason = reason;
+        String::new()
     } else {
-        let now = Timestamp::now();
-        let x_robots_tag = head.headers.get_all("x-robots-tag");
-        let values = x_robots_tag.iter().filter_map(|v| v.to_str().ok());
-        let mut d = html::header_directives(values, now);
-        let is_html = content_type.as_deref().is_some_and(|c| {
-            let c = c.trim().to_ascii_lowercase();
-            c.starts_with("text/html") || c.starts_with("application/xhtml+xml")
-        });
-        let parse_started = std::time::Instant::now();
-        let mut page = is_html.then(|| {
-            html::read_page(
-                &body.bytes,
-                &final_url,
-                charset(content_type.as_deref()),
-                now,
-            )
-        });
-        super::StageTimes::add(&ctx.counters.time.parse, parse_started);
-        // Interactive mode: the rendered DOM's links and meta tags join the served page's.
-        let rendered = match &mut page {
-            // Only a page that was served (2xx): an error page is not worth a browser.
-            Some(served)
-                if (200..300).contains(&status)
-                    && ctx
-                        .config
-                        .interactive
-                        .covers(final_url.host_str().unwrap_or("")) =>
-            {
-                let r = interactive::render_page(ctx, &final_url, &head, &body.bytes).await;
-                if let Some(r) = &r {
-                    interactive::merge(served, r);
-                }
-                r
-            }
-            _ => None,
-        };
-        if let Some(p) = &page {
-            d.add(p.meta);
-        }
-        label = d.label();
-        if d.noindex {
-            let fields = format!(
-                "status: {status}\r\nrobots: {label}\r\ncontent-type: {}\r\n",
-                content_type.as_deref().unwrap_or("")
-            );
-            archive.metadata_only(hop, &fields);
-        } else {
-            archive.exchange(hop, Some(Payload::of_body(&body)), true);
-        }
-        if let Some(r) = &rendered {
-            interactive::archive(r, archive, archive.main_id.clone().as_deref(), !d.noindex);
-        }
-        if let Some(p) = page {
-            if !d.nofollow && ctx.follows_links(&final_url).await? {
-                kept.links = p
-                    .links
-                    .into_iter()
-                    .filter(|l| !l.nofollow)
-                    .map(|l| l.url)
-                    .collect();
-            }
-            if !d.noindex {
-                kept.media = p.media;
-            }
-        }
-        let hash = (!d.noindex).then(|| content_hash(archive, &body));
-        outcome.fetch = Some(facts(
-            &head,
-            hop.sent_at,
-            hash,
-            bytes,
-            archive.main_id.clone(),
-            label.clone(),
-        ));
-    }
+        let facts = page(ctx, &got, archive, &mut kept).await?;
+        let label = facts.directives.clone().unwrap_or_default();
+        outcome.fetch = Some(facts);
+        label
+    };
     ctx.emit(Event::Fetch {
         url: url.key.clone(),
         final_url: final_url.to_string(),
@@ -217,6 +109,172 @@ pub(crate) async fn kept(
         media,
     });
     Ok((outcome, kept, Flow::Continue, bytes))
+}
+
+/// When a fetched URL is due again: a media file never (fetched once: "we have not already
+/// stored it"), nor a listed URL with a `lastmod` (it waits for a newer one); any other
+/// `--revisit-after` after this fetch.
+fn next_due(ctx: &Ctx, url: &ClaimedUrl, hop: &HopRecord) -> i64 {
+    if url.kind == UrlKind::Media || (url.in_sitemap && url.lastmod.is_some()) {
+        NEVER
+    } else {
+        let after = i64::try_from(ctx.config.revisit_after.as_millis()).unwrap_or(i64::MAX);
+        db::millis(hop.sent_at).saturating_add(after)
+    }
+}
+
+/// A response read whole, as the extract step sees it.
+struct Got<'a> {
+    url: &'a ClaimedUrl,
+    hop: &'a HopRecord,
+    head: &'a fetch::ResponseHead,
+    body: &'a fetch::Body,
+    content_type: Option<&'a str>,
+    final_url: &'a fetch::Url,
+}
+
+/// A 304: the stored response still holds (a `revisit` record), with its validators.
+fn not_modified(got: &Got<'_>, archive: &mut Archive) -> FetchFacts {
+    let url = got.url;
+    archive.not_modified(got.hop, url.warc_record_id.as_deref());
+    let mut f = facts(
+        got.head,
+        got.hop.sent_at,
+        None,
+        0,
+        url.warc_record_id.clone(),
+        String::new(),
+    );
+    f.etag = f.etag.or_else(|| url.etag.clone());
+    f.last_modified = f.last_modified.or_else(|| url.last_modified.clone());
+    f
+}
+
+/// A media file: stored once by content when it is an image, else only archived; returns
+/// its facts and why it was not stored, if it was not.
+async fn media_file(
+    ctx: &Ctx,
+    got: &Got<'_>,
+    archive: &mut Archive,
+    kept: &mut Kept,
+) -> Result<(FetchFacts, Option<String>), CrawlError> {
+    let (body, hop, status) = (got.body, got.hop, got.head.status.as_u16());
+    let bytes = body.decoded_bytes;
+    let hash = payload_digest(&body.bytes);
+    let is_image = got
+        .content_type
+        .is_some_and(|c| c.trim().to_ascii_lowercase().starts_with("image/"));
+    let mut reason = None;
+    if !is_image || !(200..300).contains(&status) {
+        archive.exchange(hop, Some(Payload::of_body(body)), true);
+        reason = Some(format!(
+            "not stored: status {status}, type {}",
+            got.content_type.unwrap_or("none")
+        ));
+    } else if ctx.store.media(&hash).await?.is_some() || !ctx.first_media(&hash) {
+        // The same bytes are stored under another URL: a revisit says so.
+        archive.duplicate(hop, &body.bytes);
+        reason = Some("duplicate of stored media".into());
+    } else {
+        archive.exchange(hop, Some(Payload::of_body(body)), true);
+        kept.stored_media.push((
+            hash.clone(),
+            got.url.id,
+            got.content_type.map(str::to_string),
+            bytes,
+        ));
+    }
+    let f = facts(
+        got.head,
+        hop.sent_at,
+        Some(hash),
+        bytes,
+        archive.main_id.clone(),
+        String::new(),
+    );
+    Ok((f, reason))
+}
+
+/// A page: its directives (header and meta tags), its links and media when they may be
+/// followed, rendered too on an interactive site; archived whole, or as metadata only when
+/// `noindex`. The facts' `directives` are its label.
+async fn page(
+    ctx: &Arc<Ctx>,
+    got: &Got<'_>,
+    archive: &mut Archive,
+    kept: &mut Kept,
+) -> Result<FetchFacts, CrawlError> {
+    let (head, body, hop, final_url) = (got.head, got.body, got.hop, got.final_url);
+    let status = head.status.as_u16();
+    let content_type = got.content_type;
+    let now = Timestamp::now();
+    let x_robots_tag = head.headers.get_all("x-robots-tag");
+    let values = x_robots_tag.iter().filter_map(|v| v.to_str().ok());
+    let mut d = html::header_directives(values, now);
+    let is_html = content_type.is_some_and(|c| {
+        let c = c.trim().to_ascii_lowercase();
+        c.starts_with("text/html") || c.starts_with("application/xhtml+xml")
+    });
+    let parse_started = std::time::Instant::now();
+    let mut page =
+        is_html.then(|| html::read_page(&body.bytes, final_url, charset(content_type), now));
+    super::StageTimes::add(&ctx.counters.time.parse, parse_started);
+    // Interactive mode: the rendered DOM's links and meta tags join the served page's.
+    let rendered = match &mut page {
+        // Only a page that was served (2xx): an error page is not worth a browser.
+        Some(served)
+            if (200..300).contains(&status)
+                && ctx
+                    .config
+                    .interactive
+                    .covers(final_url.host_str().unwrap_or("")) =>
+        {
+            let r = interactive::render_page(ctx, final_url, head, &body.bytes).await;
+            if let Some(r) = &r {
+                interactive::merge(served, r);
+            }
+            r
+        }
+        _ => None,
+    };
+    if let Some(p) = &page {
+        d.add(p.meta);
+    }
+    let label = d.label();
+    if d.noindex {
+        let fields = format!(
+            "status: {status}\r\nrobots: {label}\r\ncontent-type: {}\r\n",
+            content_type.unwrap_or("")
+        );
+        archive.metadata_only(hop, &fields);
+    } else {
+        archive.exchange(hop, Some(Payload::of_body(body)), true);
+    }
+    if let Some(r) = &rendered {
+        interactive::archive(r, archive, archive.main_id.clone().as_deref(), !d.noindex);
+    }
+    if let Some(p) = page {
+        if !d.nofollow && ctx.follows_links(final_url).await? {
+            kept.links = p
+                .links
+                .into_iter()
+                .filter(|l| !l.nofollow)
+                .map(|l| l.url)
+                .collect();
+        }
+        if !d.noindex {
+            kept.media = p.media;
+        }
+    }
+    let hash = (!d.noindex).then(|| content_hash(archive, body));
+    Ok(facts(
+        head,
+        hop.sent_at,
+        hash,
+        body.decoded_bytes,
+        archive.main_id.clone(),
+        label,
+    ))
 }
 
 /// The SHA-1 of a page's decoded body: the archived payload's digest when the payload is

@@ -1,9 +1,12 @@
-//! Sitemaps first: for each seed site, its robots.txt's `Sitemap:` lines (or
+//! Sitemaps first: for each seed host, its robots.txt's `Sitemap:` lines (or
 //! `/sitemap.xml` when it declares none), indexes followed, entries queued before any link.
+//! Every host has its own robots.txt and so its own sitemaps: hosts of one site are read
+//! each on its own.
 //!
 //! Every run reads them again, conditionally (`If-None-Match` / `If-Modified-Since` from the
 //! last read), so a changed `lastmod` queues its URL again and an unchanged sitemap costs a
-//! 304. One process at a time reads a site's sitemaps (a named lease in the store).
+//! 304. One process at a time reads a host's sitemaps (a named lease in the store, per
+//! robots.txt).
 //! Entries must belong to the site whose robots.txt declared the sitemap.
 //!
 //! A sitemap that fails for a reason that may pass (429, 5xx, a reset or timeout) is read
@@ -23,8 +26,8 @@ use jiff::Timestamp;
 use super::archive::{Archive, Payload};
 use super::committer::Work;
 use super::config::{PAGE_TOKENS, URL_DEADLINE};
+use super::outcome::{origin_update, requests_of};
 use super::turns::wait_for_turn;
-use super::worker::{origin_update, requests_of};
 use super::{CrawlError, Ctx};
 use crate::normal::NormalUrl;
 use crate::site::Site;
@@ -34,7 +37,7 @@ use sitemap::{
     MAX_SITEMAP_FILES_PER_SITE, MAX_SITEMAP_URLS_PER_SITE,
 };
 
-/// How long one process may hold a site's sitemap reading.
+/// How long one process may hold a host's sitemap reading.
 const SITEMAP_LEASE: Duration = Duration::from_secs(10 * 60);
 /// Waiting for a turn while reading sitemaps (they come before everything else of a site):
 /// 60 s. A back-off or `Retry-After` longer than this gives the failed sitemap up for the run.
@@ -43,7 +46,7 @@ pub const SITEMAP_TURN_WAIT: Duration = Duration::from_secs(60);
 /// may pass: 3.
 pub const MAX_SITEMAP_TRIES: u32 = 3;
 
-/// Read `seed`'s site's sitemaps and queue their URLs, under the lease of origin `key`
+/// Read the sitemaps `seed` (a host's robots.txt) declares and queue their URLs, under the lease of origin `key`
 /// (row `origin_id`, whose request count includes theirs). Returns false when the crawl
 /// stopped before they were all read (they are read again).
 pub(crate) async fn read_site(
@@ -54,7 +57,9 @@ pub(crate) async fn read_site(
     let site = Site::of(&seed);
     let (host, events) = ctx.places.host(&seed, ctx.polite.pacer()).await?;
     ctx.emit_all(events);
-    let lease_name = format!("sitemaps:{site}");
+    // Per robots.txt (scheme aside: both forms are one entry), not per site: each host of a
+    // site declares its own sitemaps.
+    let lease_name = format!("sitemaps:{}", seed.key());
     let lease = db::Lease {
         holder: &ctx.holder,
         now: Timestamp::now(),
@@ -71,7 +76,7 @@ pub(crate) async fn read_site(
     complete
 }
 
-/// [`read_site`] with the site's sitemap lease in hand.
+/// [`read_site`] with the host's sitemap lease in hand.
 async fn read_leased(
     ctx: &Arc<Ctx>,
     seed: NormalUrl,
@@ -82,17 +87,60 @@ async fn read_leased(
     if !wait_for_turn(ctx, key, SITEMAP_TURN_WAIT).await {
         return Ok(false);
     }
-    let mut start = seed;
     let operation = Operation::within(URL_DEADLINE * 4).with_max_wait(SITEMAP_TURN_WAIT);
+    let (start, declared) =
+        declared_by_robots(ctx, seed, (key, origin_id), host, &operation).await?;
+    let todo: VecDeque<(NormalUrl, u32)> = if declared.is_empty() {
+        let fallback = NormalUrl::join(start.url(), "/sitemap.xml");
+        fallback.into_iter().map(|u| (u, 0)).collect()
+    } else {
+        declared.into_iter().map(|u| (u, 0)).collect()
+    };
+    let reading = Reading {
+        start: &start,
+        origin: (key, origin_id),
+        site_id: host.site_id,
+        site,
+        operation: &operation,
+    };
+    let Some(total) = read_listed(ctx, &reading, todo).await? else {
+        return Ok(false);
+    };
+    let usable = ctx
+        .store
+        .set_host_sitemaps(host.host_id, host.site_id, Timestamp::now(), total as u64)
+        .await?;
+    ctx.set_site_follow(host.site_id, !usable);
+    Ok(true)
+}
+
+/// The sitemaps the host's robots.txt (`seed`) declares, read over HTTPS first and over HTTP
+/// at once where the host has no HTTPS; its records go to the writer. Returns the robots.txt
+/// URL as read, and the sitemaps.
+async fn declared_by_robots(
+    ctx: &Arc<Ctx>,
+    seed: NormalUrl,
+    (key, origin_id): (&OriginKey, i64),
+    host: &crate::store::HostInfo,
+    operation: &Operation,
+) -> Result<(NormalUrl, Vec<NormalUrl>), CrawlError> {
+    let mut start = seed;
     let mut archive = Archive::default();
-    let before = ctx.polite.pacer().export(key).unwrap_or_default();
     let mut requests = 0;
-    let (mut declared, no_https) =
-        declared_sitemaps(ctx, &start, &operation, &mut archive, &mut requests).await;
-    if let Some(why) = no_https.filter(|_| start.is_https() && host.https != Some(true)) {
-        // No working HTTPS on this host now: remember it and read over HTTP at once (no sign
-        // of the origin's load).
-        super::worker::forget_no_https_failure(ctx, key, &before);
+    // The first HTTPS attempt at a host not known to serve it: failing to connect says the
+    // host has no HTTPS, nothing of the origin's load (the pacer learns nothing).
+    let https_probe = start.is_https() && host.https != Some(true);
+    let (mut declared, no_https) = declared_sitemaps(
+        ctx,
+        &start,
+        https_probe,
+        operation,
+        &mut archive,
+        &mut requests,
+    )
+    .await;
+    if let Some(why) = no_https.filter(|_| https_probe) {
+        // No working HTTPS on this host now: remember it and read over HTTP at once.
         ctx.https
             .failed(start.host(), &format!("robots.txt: {why}"));
         if host.https != Some(false) {
@@ -101,7 +149,7 @@ async fn read_leased(
                 .update_host(start.host(), |h| h.https = Some(false));
         }
         start = start.with_scheme(false);
-        declared = declared_sitemaps(ctx, &start, &operation, &mut archive, &mut requests)
+        declared = declared_sitemaps(ctx, &start, false, operation, &mut archive, &mut requests)
             .await
             .0;
     }
@@ -112,12 +160,30 @@ async fn read_leased(
             ..Work::default()
         })
         .await?;
-    let mut todo: VecDeque<(NormalUrl, u32)> = if declared.is_empty() {
-        let fallback = NormalUrl::join(start.url(), "/sitemap.xml");
-        fallback.into_iter().map(|u| (u, 0)).collect()
-    } else {
-        declared.into_iter().map(|u| (u, 0)).collect()
-    };
+    Ok((start, declared))
+}
+
+/// What one host's sitemap reading works with.
+struct Reading<'a> {
+    /// The host's robots.txt URL, as read (its scheme says whether the host serves HTTPS).
+    start: &'a NormalUrl,
+    /// The origin leased, and its row.
+    origin: (&'a OriginKey, i64),
+    site_id: i64,
+    site: &'a Site,
+    operation: &'a Operation,
+}
+
+/// Reads the sitemaps in `todo` (each with the index depth it was found at), indexes
+/// followed, within the limits, and queues the URLs they list. Returns how many they listed,
+/// or `None` when the crawl stopped first.
+async fn read_listed(
+    ctx: &Arc<Ctx>,
+    reading: &Reading<'_>,
+    mut todo: VecDeque<(NormalUrl, u32)>,
+) -> Result<Option<usize>, CrawlError> {
+    let (key, origin_id) = reading.origin;
+    let start = reading.start;
     let (mut files, mut total) = (0usize, 0usize);
     let mut tries: HashMap<String, u32> = HashMap::new();
     while let Some((url, depth)) = todo.pop_front() {
@@ -135,14 +201,21 @@ async fn read_leased(
             break;
         }
         if !wait_for_turn(ctx, key, SITEMAP_TURN_WAIT).await {
-            return Ok(false);
+            return Ok(None);
         }
         files += 1;
         let id = ctx
             .store
-            .add_sitemap(url.as_str(), host.site_id, depth)
+            .add_sitemap(url.as_str(), reading.site_id, depth)
             .await?;
-        let mut read = read_one(ctx, &url, (id, host.site_id), site, &operation).await?;
+        let mut read = read_one(
+            ctx,
+            &url,
+            (id, reading.site_id),
+            reading.site,
+            reading.operation,
+        )
+        .await?;
         ctx.committer
             .send(Work {
                 members: std::mem::take(&mut read.members),
@@ -172,11 +245,7 @@ async fn read_leased(
         total += urls.len() + read.unchanged_entries;
         queue(ctx, urls).await?;
     }
-    ctx.store
-        .set_site_sitemaps(host.site_id, total > 0, Timestamp::now(), total as u64)
-        .await?;
-    ctx.set_site_follow(host.site_id, total == 0);
-    Ok(true)
+    Ok(Some(total))
 }
 
 /// The `Sitemap:` lines of the site's robots.txt (fetched now, or the stored copy), and
@@ -184,13 +253,14 @@ async fn read_leased(
 async fn declared_sitemaps(
     ctx: &Ctx,
     start: &NormalUrl,
+    https_probe: bool,
     operation: &Operation,
     archive: &mut Archive,
     requests: &mut u64,
 ) -> (Vec<NormalUrl>, Option<String>) {
     let check = ctx
         .polite
-        .check_robots(start.url(), &PAGE_TOKENS, operation)
+        .check_robots_as(start.url(), &PAGE_TOKENS, operation, https_probe)
         .await;
     let mut body: Option<Vec<u8>> = None;
     let mut no_https = None;
@@ -202,7 +272,7 @@ async fn declared_sitemaps(
             no_https = rf
                 .error
                 .as_ref()
-                .filter(|e| super::worker::no_https(e))
+                .filter(|e| fetch::shows_no_https(e))
                 .map(|e| e.full_message());
             archive.robots_fetch(rf);
             *requests += rf.exchanges.len() as u64;
@@ -254,18 +324,7 @@ async fn read_one(
 ) -> Result<Read, CrawlError> {
     let known = ctx.store.sitemaps(site_id).await?;
     let row = known.iter().find(|r| r.id == id).cloned();
-    let mut request = Request::get(url.url().clone());
-    request.max_body_bytes = usize::try_from(MAX_SITEMAP_BYTES).unwrap_or(usize::MAX);
-    request.keep_raw = true;
-    request.kind = fetch::RequestKind::Sitemap;
-    if let Some(r) = &row {
-        if r.fetched_at.is_some() && (r.etag.is_some() || r.last_modified.is_some()) {
-            request.validators = Some(Validators {
-                etag: r.etag.clone(),
-                last_modified: r.last_modified.clone(),
-            });
-        }
-    }
+    let request = sitemap_request(url, row.as_ref());
     let response = ctx
         .polite
         .fetch(PoliteRequest::new(request, &PAGE_TOKENS), operation)
@@ -300,49 +359,13 @@ async fn read_one(
                     archive.not_modified(hop, None);
                 }
                 let r = row.clone().unwrap_or_else(|| unreachable_row(id));
-                etag = etag.or(r.etag);
-                last_modified = last_modified.or(r.last_modified);
-                // The children of an unchanged index are the sitemaps found under it before.
-                read.children = known
-                    .iter()
-                    .filter(|k| k.depth > r.depth)
-                    .filter_map(|k| NormalUrl::parse(&k.url).ok())
-                    .collect();
-                read.unchanged_entries =
-                    usize::try_from(stored_entries(ctx, id).await?).unwrap_or(0);
-                entries = read.unchanged_entries as u64;
+                etag = etag.or(r.etag.clone());
+                last_modified = last_modified.or(r.last_modified.clone());
+                entries = unchanged(ctx, &r, &known, &mut read).await?;
             } else if let (Ok(body), Some(hop)) = (body, &hop) {
                 archive.exchange(hop, Some(Payload::of_body(&body)), false);
                 if status.is_success() {
-                    match parse_sitemap(&body.bytes[..], locate_in(site)).await {
-                        Ok(map) => {
-                            entries = map.entries.len() as u64;
-                            match map.kind {
-                                SitemapKind::Index => {
-                                    read.children = map.entries.into_iter().map(|e| e.loc).collect()
-                                }
-                                SitemapKind::UrlSet | SitemapKind::Text => {
-                                    for e in map.entries {
-                                        let (host, events) =
-                                            ctx.places.host(&e.loc, ctx.polite.pacer()).await?;
-                                        ctx.emit_all(events);
-                                        read.urls.push(NewUrl {
-                                            key: e.loc.key().to_string(),
-                                            host,
-                                            kind: UrlKind::Page,
-                                            priority: crate::store::PRIORITY_LISTED,
-                                            in_sitemap: true,
-                                            lastmod: e.lastmod,
-                                        });
-                                    }
-                                }
-                                SitemapKind::UnknownXml => {
-                                    error = Some("not a sitemap".to_string())
-                                }
-                            }
-                        }
-                        Err(e) => error = Some(e.to_string()),
-                    }
+                    (entries, error) = listed(ctx, &body.bytes, site, &mut read).await?;
                 } else {
                     error = Some(format!("status {status}"));
                 }
@@ -364,6 +387,75 @@ async fn read_one(
         )
         .await?;
     Ok(read)
+}
+
+/// The request for a sitemap, conditional when an earlier read left validators (`row`).
+fn sitemap_request(url: &NormalUrl, row: Option<&crate::store::SitemapRow>) -> Request {
+    let mut request = Request::get(url.url().clone());
+    request.max_body_bytes = usize::try_from(MAX_SITEMAP_BYTES).unwrap_or(usize::MAX);
+    request.keep_raw = true;
+    request.kind = fetch::RequestKind::Sitemap;
+    if let Some(r) = row {
+        if r.fetched_at.is_some() && (r.etag.is_some() || r.last_modified.is_some()) {
+            request.validators = Some(Validators {
+                etag: r.etag.clone(),
+                last_modified: r.last_modified.clone(),
+            });
+        }
+    }
+    request
+}
+
+/// A sitemap (`r`) answered 304: it lists what it listed before. The children of an
+/// unchanged index are the sitemaps found under it before (of the `known` ones); its entries
+/// count as still there. Returns how many.
+async fn unchanged(
+    ctx: &Ctx,
+    r: &crate::store::SitemapRow,
+    known: &[crate::store::SitemapRow],
+    read: &mut Read,
+) -> Result<u64, CrawlError> {
+    read.children = known
+        .iter()
+        .filter(|k| k.depth > r.depth)
+        .filter_map(|k| NormalUrl::parse(&k.url).ok())
+        .collect();
+    read.unchanged_entries = usize::try_from(stored_entries(ctx, r.id).await?).unwrap_or(0);
+    Ok(read.unchanged_entries as u64)
+}
+
+/// What a sitemap's body lists: its children (an index) or its URLs (a urlset, a text file)
+/// into `read`; returns how many entries it had, and why it is not a sitemap, if it is not.
+async fn listed(
+    ctx: &Ctx,
+    body: &[u8],
+    site: &Site,
+    read: &mut Read,
+) -> Result<(u64, Option<String>), CrawlError> {
+    let map = match parse_sitemap(body, locate_in(site)).await {
+        Ok(map) => map,
+        Err(e) => return Ok((0, Some(e.to_string()))),
+    };
+    let entries = map.entries.len() as u64;
+    match map.kind {
+        SitemapKind::Index => read.children = map.entries.into_iter().map(|e| e.loc).collect(),
+        SitemapKind::UrlSet | SitemapKind::Text => {
+            for e in map.entries {
+                let (host, events) = ctx.places.host(&e.loc, ctx.polite.pacer()).await?;
+                ctx.emit_all(events);
+                read.urls.push(NewUrl {
+                    key: e.loc.key().to_string(),
+                    host,
+                    kind: UrlKind::Page,
+                    priority: crate::store::PRIORITY_LISTED,
+                    in_sitemap: true,
+                    lastmod: e.lastmod,
+                });
+            }
+        }
+        SitemapKind::UnknownXml => return Ok((entries, Some("not a sitemap".to_string()))),
+    }
+    Ok((entries, None))
 }
 
 /// How the crawler reads a sitemap's `loc`: a crawlable URL (normalised) of the sitemap's own

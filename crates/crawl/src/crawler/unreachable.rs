@@ -16,7 +16,7 @@ use fetch::{OriginKey, RobotsFetch, RobotsOutcome, Scope, StoredState, Trail, Ur
 use super::archive::Archive;
 use super::committer::Work;
 use super::config::{MAX_TURN_WAIT, URL_DEADLINE};
-use super::worker::{failure, origin_update, requests_of};
+use super::outcome::{failure, origin_update, requests_of};
 use super::{CrawlError, Ctx};
 use crate::normal::NormalUrl;
 use crate::store::{ClaimedUrl, Outcome, UrlState};

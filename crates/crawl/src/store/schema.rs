@@ -8,13 +8,41 @@ use db::{Migration, Schema};
 /// The `crawl` schema.
 pub static CRAWL_SCHEMA: Schema = Schema {
     name: "crawl",
-    migrations: &[Migration {
-        version: 1,
-        name: "frontier, origins, hosts, sites, media, sitemaps, robots cache",
-        sqlite: V1_SQLITE,
-        postgres: V1_POSTGRES,
-    }],
+    migrations: &[
+        Migration {
+            version: 1,
+            name: "frontier, origins, hosts, sites, media, sitemaps, robots cache",
+            sqlite: V1_SQLITE,
+            postgres: V1_POSTGRES,
+        },
+        Migration {
+            version: 2,
+            name: "sitemaps read per host",
+            sqlite: V2_SQLITE,
+            postgres: V2_POSTGRES,
+        },
+    ],
 };
+
+/// Each host has its own robots.txt and so its own declared sitemaps: whether they were read,
+/// when, and how many URLs they gave is recorded per host (a site's columns sum its hosts).
+macro_rules! v2 {
+    ($big:literal) => {
+        concat!(
+            "ALTER TABLE crawl_hosts ADD COLUMN sitemap_state SMALLINT NOT NULL DEFAULT 0;
+ALTER TABLE crawl_hosts ADD COLUMN sitemaps_read_at ",
+            $big,
+            ";
+ALTER TABLE crawl_hosts ADD COLUMN sitemap_urls ",
+            $big,
+            " NOT NULL DEFAULT 0;
+"
+        )
+    };
+}
+
+const V2_SQLITE: &str = v2!("INTEGER");
+const V2_POSTGRES: &str = v2!("BIGINT");
 
 /// The tables, written once for both backends: `$id` is the key column's type, `$big` a 64-bit
 /// integer.

@@ -263,6 +263,45 @@ impl Store {
         .map_err(DbError::query("record site sitemaps"))
     }
 
+    /// Record that a host's sitemaps (those its robots.txt declares) were read: whether they
+    /// gave URLs, when, and how many. The host's site is then summed from its hosts: usable
+    /// when any host's sitemaps are, read when the last of them was, with all their URLs.
+    /// Returns whether the site has a usable sitemap.
+    pub async fn set_host_sitemaps(
+        &self,
+        host_id: i64,
+        site_id: i64,
+        at: Timestamp,
+        urls: u64,
+    ) -> Result<bool, DbError> {
+        let host_sql = "UPDATE crawl_hosts SET sitemap_state = $1, sitemaps_read_at = $2, \
+                        sitemap_urls = $3 WHERE id = $4";
+        let site_sql = "UPDATE crawl_sites SET \
+             sitemap_state = CASE WHEN EXISTS (SELECT 1 FROM crawl_hosts h \
+                 WHERE h.site_id = $1 AND h.sitemap_state = 1) THEN 1 ELSE 2 END, \
+             sitemaps_read_at = $2, \
+             sitemap_urls = (SELECT COALESCE(SUM(h.sitemap_urls), 0) FROM crawl_hosts h \
+                 WHERE h.site_id = $1) \
+             WHERE id = $1 RETURNING sitemap_state";
+        let state: i16 = db::write_tx!(&self.db, tx => {
+            sqlx::query(host_sql)
+                .bind(if urls > 0 { 1i16 } else { 2 })
+                .bind(millis(at))
+                .bind(i64::try_from(urls).unwrap_or(i64::MAX))
+                .bind(host_id)
+                .execute(&mut *tx)
+                .await
+                .map_err(DbError::query("record host sitemaps"))?;
+            sqlx::query_scalar(site_sql)
+                .bind(site_id)
+                .bind(millis(at))
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(DbError::query("record site sitemaps"))?
+        });
+        Ok(state == 1)
+    }
+
     /// One seed URL key of a seed site (the first queued of its hosts), to start its
     /// sitemaps from.
     pub async fn seed_url_of(&self, domain: &str) -> Result<Option<String>, DbError> {

@@ -133,3 +133,43 @@ pub fn gzip(bytes: &[u8]) -> Vec<u8> {
     e.write_all(bytes).unwrap();
     e.finish().unwrap()
 }
+
+/// A site whose robots.txt declares one sitemap, `sitemap_at` (a full URL), which answers
+/// `replies` in turn (the last one from then on) and lists `listed` pages of `host`: pages
+/// known from the sitemap only (the home page links nowhere). With `replies` empty the
+/// sitemap answers the listing itself.
+pub fn sitemap_site(
+    web: &MultiWeb,
+    host: &str,
+    sitemap_at: &str,
+    listed: &[String],
+    replies: Vec<Reply>,
+) {
+    web.site(host)
+        .path("/robots.txt")
+        .respond(Reply::robots_txt(&format!(
+            "User-agent: *\nAllow: /\nSitemap: {sitemap_at}\n"
+        )));
+    let mut replies = replies;
+    replies.push(urlset(listed));
+    let path = url::Url::parse(sitemap_at).unwrap().path().to_string();
+    web.site(host).path(&path).script(replies);
+    web.site(host).path("/").respond(html("home"));
+    for page in listed {
+        let path = url::Url::parse(page).unwrap().path().to_string();
+        web.site(host).path(&path).respond(html("listed"));
+    }
+}
+
+/// A sitemap (`urlset`) listing `urls`.
+pub fn urlset(urls: &[String]) -> Reply {
+    let entries: String = urls
+        .iter()
+        .map(|u| format!("<url><loc>{u}</loc></url>"))
+        .collect();
+    Reply::ok()
+        .header("Content-Type", "application/xml")
+        .body(format!(
+            "<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">{entries}</urlset>"
+        ))
+}

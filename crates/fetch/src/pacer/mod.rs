@@ -20,8 +20,8 @@ use crate::error::FetchError;
 use crate::scope::Scope;
 
 pub use state::{
-    Learned, OriginState, PacerConfig, Plan, WaitReason, DEFAULT_BACKOFF_BASE, DEFAULT_BACKOFF_MAX,
-    DEFAULT_PACE, DEFAULT_PAUSE_AFTER, MAX_CRAWL_DELAY, MAX_PROBE_INTERVAL,
+    shows_no_https, Learned, OriginState, PacerConfig, Plan, WaitReason, DEFAULT_BACKOFF_BASE,
+    DEFAULT_BACKOFF_MAX, DEFAULT_PACE, DEFAULT_PAUSE_AFTER, MAX_CRAWL_DELAY, MAX_PROBE_INTERVAL,
 };
 
 /// The name of an origin, the pacing unit. The caller decides what it is: the crawler groups

@@ -7,7 +7,7 @@ use std::time::Duration;
 use http::{HeaderMap, StatusCode};
 use tokio::time::Instant;
 
-use crate::error::FetchError;
+use crate::error::{ErrorKind, FetchError};
 use crate::headers::retry_after;
 
 /// Default minimum gap between the starts of two requests to one origin: 1 s (JittyBot is
@@ -132,6 +132,33 @@ impl Learned {
             Learned::Nothing
         }
     }
+
+    /// What a failed request teaches, `https_probe` when it was the first HTTPS attempt at a
+    /// host not known to serve HTTPS. Such an attempt that fails to connect as a host
+    /// without HTTPS does ([`shows_no_https`]) teaches nothing: it says the host has no
+    /// HTTPS, not that the origin is loaded. Were it a failure, the origin's other sites
+    /// would wait out a back-off (30 s by default) for every host tried, and the host's own
+    /// HTTP requests with them.
+    pub fn from_failure(error: &FetchError, https_probe: bool) -> Learned {
+        if https_probe && shows_no_https(error) {
+            Learned::Nothing
+        } else {
+            Learned::from_error(error)
+        }
+    }
+}
+
+/// Whether a request over HTTPS failed as a host without working HTTPS fails: the
+/// connection refused or reset, the handshake failed, or the answer was not HTTP (a
+/// plain-HTTP server on the port).
+pub fn shows_no_https(error: &FetchError) -> bool {
+    matches!(
+        error.kind(),
+        ErrorKind::Tls
+            | ErrorKind::ConnectRefused
+            | ErrorKind::ConnectionReset
+            | ErrorKind::MalformedResponse
+    )
 }
 
 /// Why a request has to wait.
@@ -330,6 +357,23 @@ impl OriginState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_https_probe_refused_teaches_nothing_an_ordinary_request_refused_is_a_failure() {
+        let refused = FetchError::ConnectRefused {
+            host: "a.test".into(),
+            source: crate::error::Cause::message("refused"),
+        };
+        let timeout = FetchError::Timeout {
+            phase: crate::error::TimeoutPhase::Connect,
+        };
+        let failure = Learned::Failure { retry_after: None };
+        assert_eq!(Learned::from_failure(&refused, true), Learned::Nothing);
+        assert_eq!(Learned::from_failure(&refused, false), failure);
+        // A probe that timed out says nothing of HTTPS: the origin may be loaded.
+        assert_eq!(Learned::from_failure(&timeout, true), failure);
+        assert!(shows_no_https(&refused) && !shows_no_https(&timeout));
+    }
 
     #[test]
     fn a_crawl_delay_over_the_longest_waits_the_longest() {

@@ -3,6 +3,7 @@
 // Each test file uses its own part of this module.
 #![allow(dead_code)]
 
+pub mod crawl;
 pub mod serve;
 
 use std::ffi::OsStr;
