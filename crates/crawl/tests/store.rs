@@ -53,7 +53,7 @@ fn fetched(id: i64, at: Timestamp, next_due: i64) -> Outcome {
         next_due,
         fetch: Some(FetchFacts {
             fetched_at: at,
-            status: 200,
+            status: http::StatusCode::OK,
             etag: Some("\"e\"".into()),
             warc_record_id: Some("<urn:uuid:x>".into()),
             ..FetchFacts::default()

@@ -122,7 +122,7 @@ pub(crate) fn facts(
     };
     FetchFacts {
         fetched_at: sent_at,
-        status: head.status.as_u16(),
+        status: head.status,
         etag: header(http::header::ETAG),
         last_modified: header(http::header::LAST_MODIFIED),
         content_hash,

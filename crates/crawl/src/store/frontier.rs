@@ -83,7 +83,7 @@ pub struct FetchFacts {
     /// When it was fetched.
     pub fetched_at: Timestamp,
     /// The HTTP status.
-    pub status: u16,
+    pub status: http::StatusCode,
     /// Its `ETag`.
     pub etag: Option<String>,
     /// Its `Last-Modified`.

@@ -79,7 +79,7 @@ where
             .push_bind(o.last_error.as_deref())
             .push_bind(o.next_due)
             .push_bind(f.map(|f| db::millis(f.fetched_at)))
-            .push_bind(f.map(|f| i32::from(f.status)))
+            .push_bind(f.map(|f| i32::from(f.status.as_u16())))
             .push_bind(f.and_then(|f| f.etag.as_deref()))
             .push_bind(f.and_then(|f| f.last_modified.as_deref()))
             .push_bind(f.and_then(|f| f.content_hash.as_deref()))
