@@ -50,7 +50,7 @@ mod worker;
 pub use api::router;
 pub use api_error::ApiError;
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use error::ServiceError;
+pub use error::{DamagedRow, ServiceError};
 pub use ids::{registrable_domain, site_of, ReportId};
 pub use model::{
     CurrentReport, DomainView, Month, MonthlySummary, ReportLookup, ReportPage, ReportRow,

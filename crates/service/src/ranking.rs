@@ -51,18 +51,49 @@ pub struct Ranking {
     pub totals: BTreeMap<Grade, u64>,
 }
 
-/// The number of the window `now` falls in.
-pub fn window_of(now: Timestamp) -> i64 {
-    let seconds = i64::try_from(RANKING_WINDOW.as_secs())
-        .unwrap_or(i64::MAX)
-        .max(1);
-    now.as_second().div_euclid(seconds)
+/// One 30-minute ranking window, numbered from the Unix epoch: the pick is the same
+/// throughout a window, and its number seeds the shuffle. Ordered, so that a ranking of a later
+/// window is never replaced by one of an earlier window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RankingWindow(i64);
+
+impl RankingWindow {
+    /// The seconds of one window (at least 1, so that a window always has a number).
+    fn seconds() -> i64 {
+        i64::try_from(RANKING_WINDOW.as_secs())
+            .unwrap_or(i64::MAX)
+            .max(1)
+    }
+
+    /// The window `now` falls in.
+    pub fn of(now: Timestamp) -> RankingWindow {
+        RankingWindow(now.as_second().div_euclid(Self::seconds()))
+    }
+
+    /// When this window starts.
+    pub fn start(self) -> Timestamp {
+        Timestamp::from_second(self.0.saturating_mul(Self::seconds()))
+            .unwrap_or(Timestamp::UNIX_EPOCH)
+    }
+
+    /// The window's number: windows since the Unix epoch.
+    pub fn number(self) -> i64 {
+        self.0
+    }
 }
 
-/// When window `window` starts.
-fn window_start(window: i64) -> Timestamp {
-    let seconds = i64::try_from(RANKING_WINDOW.as_secs()).unwrap_or(i64::MAX);
-    Timestamp::from_second(window.saturating_mul(seconds)).unwrap_or(Timestamp::UNIX_EPOCH)
+impl std::ops::Add<i64> for RankingWindow {
+    type Output = RankingWindow;
+
+    /// The window `windows` later (earlier when negative).
+    fn add(self, windows: i64) -> RankingWindow {
+        RankingWindow(self.0.saturating_add(windows))
+    }
+}
+
+/// The window `now` falls in.
+pub fn window_of(now: Timestamp) -> RankingWindow {
+    RankingWindow::of(now)
 }
 
 /// The ranking of the window containing `now`, from every URL's current report.
@@ -117,7 +148,7 @@ pub fn rank(current: &[CurrentReport], now: Timestamp) -> Ranking {
         *totals.entry(Grade::from_score(*score)).or_default() += 1;
     }
     Ranking {
-        window_start: window_start(window),
+        window_start: window.start(),
         picks,
         totals,
     }
@@ -125,13 +156,14 @@ pub fn rank(current: &[CurrentReport], now: Timestamp) -> Ranking {
 
 /// A well-mixed 64-bit key of (window, domain): FNV-1a of the name, then SplitMix64's
 /// finaliser with the window folded in.
-fn shuffle_key(window: i64, domain: &str) -> u64 {
+fn shuffle_key(window: RankingWindow, domain: &str) -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for byte in domain.bytes() {
         hash ^= u64::from(byte);
         hash = hash.wrapping_mul(0x0100_0000_01b3);
     }
-    let mut z = hash ^ u64::from_ne_bytes(window.to_ne_bytes()).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let mut z = hash
+        ^ u64::from_ne_bytes(window.number().to_ne_bytes()).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
@@ -161,13 +193,14 @@ mod tests {
         let next = start + jiff::SignedDuration::from_secs(1_800);
         assert_eq!(window_of(start), window_of(later));
         assert_eq!(window_of(start) + 1, window_of(next));
-        assert_eq!(window_start(window_of(later)), start);
+        assert_eq!(window_of(later).start(), start);
     }
 
     #[test]
     fn keys_differ_between_windows_and_domains() {
-        assert_ne!(shuffle_key(1, "a.test"), shuffle_key(2, "a.test"));
-        assert_ne!(shuffle_key(1, "a.test"), shuffle_key(1, "b.test"));
+        let (one, two) = (RankingWindow(1), RankingWindow(2));
+        assert_ne!(shuffle_key(one, "a.test"), shuffle_key(two, "a.test"));
+        assert_ne!(shuffle_key(one, "a.test"), shuffle_key(one, "b.test"));
     }
 
     #[test]

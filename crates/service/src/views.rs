@@ -20,7 +20,7 @@ use jiff::Timestamp;
 
 use crate::clock::{add, Clock};
 use crate::model::CurrentReport;
-use crate::ranking::{self, Ranking};
+use crate::ranking::{self, Ranking, RankingWindow};
 use crate::stats::Stats;
 
 /// A poisoned lock only means a panic elsewhere while it was held: the value is whole.
@@ -88,7 +88,7 @@ impl<T> Cached<T> {
 }
 
 /// A ranking with what it was made from: the list of current reports and the window.
-type MadeRanking = (Arc<Vec<CurrentReport>>, i64, Arc<Ranking>);
+type MadeRanking = (Arc<Vec<CurrentReport>>, RankingWindow, Arc<Ranking>);
 
 /// The ranking, made once per list of current reports and window.
 #[derive(Default)]
@@ -136,7 +136,7 @@ impl RankingSlot {
     }
 
     /// Make the ranking of `current` on a blocking thread, unless a refresh already runs.
-    fn refresh(&self, current: Arc<Vec<CurrentReport>>, now: Timestamp, window: i64) {
+    fn refresh(&self, current: Arc<Vec<CurrentReport>>, now: Timestamp, window: RankingWindow) {
         if self.refreshing.swap(true, Ordering::AcqRel) {
             return;
         }

@@ -7,7 +7,7 @@ use url::Url;
 
 use super::{ms, ts, ReportRow, ReportState, Store, StoredReport};
 use crate::codec;
-use crate::error::{q, ServiceError};
+use crate::error::{q, DamagedRow, ServiceError};
 use crate::ids::{registrable_domain, site_of, ReportId};
 use crate::limits::{MAX_QUEUED_JOBS, MAX_QUEUED_PER_CLIENT};
 
@@ -152,16 +152,11 @@ where
 
 /// A read of one report that failed: a column that does not decode is that row's damage
 /// ([`ServiceError::BadRow`]); anything else is the store's failure.
-fn bad_column(
-    id: &(impl std::fmt::Display + ?Sized),
-    source: sqlx::Error,
-    context: &'static str,
-) -> ServiceError {
+fn bad_column(id: DamagedRow, source: sqlx::Error, context: &'static str) -> ServiceError {
     match source {
-        sqlx::Error::ColumnDecode { .. } | sqlx::Error::Decode(_) => ServiceError::BadRow {
-            id: id.to_string(),
-            source,
-        },
+        sqlx::Error::ColumnDecode { .. } | sqlx::Error::Decode(_) => {
+            ServiceError::BadRow { id, source }
+        }
         source => q(context)(source),
     }
 }
@@ -195,12 +190,12 @@ fn full_report(found: FullRow, id: &ReportId) -> Result<Option<StoredReport>, Se
     let body = body
         .map(|bytes| codec::decode_body(body_encoding.unwrap_or(0), bytes))
         .transpose()
-        .map_err(ServiceError::codec(id.as_str()))?;
+        .map_err(ServiceError::codec(id))?;
     let report = match (encoding, doc) {
         (Some(encoding), Some(doc)) => {
-            let json = codec::decode(encoding, doc).map_err(ServiceError::codec(id.as_str()))?;
+            let json = codec::decode(encoding, doc).map_err(ServiceError::codec(id))?;
             let mut analysis: Analysis =
-                serde_json::from_str(&json).map_err(ServiceError::document(id.as_str()))?;
+                serde_json::from_str(&json).map_err(ServiceError::document(id))?;
             if let Some(bytes) = &body {
                 analysis.robots.set_body_bytes(bytes);
             }
@@ -227,7 +222,11 @@ struct Document {
 /// `analysis` as stored; `body`: the bytes to keep instead of the analysis's own (a paste's
 /// file as received). A body is cut at [`codec::BODY_MAX_BYTES`], the most the fetcher reads
 /// of a robots.txt, so that every stored body reads back.
-fn document(analysis: &Analysis, body: Option<&[u8]>, id: &str) -> Result<Document, ServiceError> {
+fn document(
+    analysis: &Analysis,
+    body: Option<&[u8]>,
+    id: &ReportId,
+) -> Result<Document, ServiceError> {
     let mut copy = analysis.clone();
     // The bytes as received (not the lossy text when they are not UTF-8).
     let text = std::mem::take(&mut copy.robots.body).into_bytes();
@@ -361,7 +360,7 @@ impl Store {
         now: Timestamp,
     ) -> Result<ReportId, ServiceError> {
         let id = ReportId::random().map_err(ServiceError::Random)?;
-        let doc = document(analysis, Some(body), id.as_str())?;
+        let doc = document(analysis, Some(body), &id)?;
         let sql = "INSERT INTO service_reports (id, is_paste, state, created_at, analysed_at, \
                    score, grade, indexable, report_version, scoring_version) \
                    VALUES ($1, TRUE, 'done', $2, $2, $3, $4, FALSE, $5, $6)";
@@ -396,7 +395,7 @@ impl Store {
         let mut redacted = analysis.clone();
         crate::redact::analysis(&mut redacted);
         let analysis = &redacted;
-        let doc = document(analysis, None, id.as_str())?;
+        let doc = document(analysis, None, id)?;
         let sql = "UPDATE service_reports SET state = 'done', analysed_at = $2, score = $3, \
                    grade = $4, indexable = $5, report_version = $6, scoring_version = $7, \
                    error = NULL WHERE id = $1";
@@ -432,7 +431,7 @@ impl Store {
     pub async fn report(&self, id: &ReportId) -> Result<Option<StoredReport>, ServiceError> {
         let found: Option<FullRow> = db::with_pool!(&self.db, pool => sqlx::query_as(REPORT_SQL)
             .bind(id.as_str()).fetch_optional(pool).await)
-        .map_err(|source| bad_column(id, source, "load report"))?;
+        .map_err(|source| bad_column(DamagedRow::Id(id.clone()), source, "load report"))?;
         found
             .map(|row| full_report(row, id))
             .transpose()
@@ -453,7 +452,13 @@ impl Store {
         );
         let found: Option<FullRow> = db::with_pool!(&self.db, pool => sqlx::query_as(sql)
             .bind(url.as_str()).bind(ms(before)).fetch_optional(pool).await)
-        .map_err(|source| bad_column(url.as_str(), source, "previous report"))?;
+        .map_err(|source| {
+            bad_column(
+                DamagedRow::PreviousOf(Box::new(url.clone())),
+                source,
+                "previous report",
+            )
+        })?;
         let Some(found) = found else {
             return Ok(None);
         };
