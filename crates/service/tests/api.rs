@@ -92,11 +92,9 @@ fn site(web: &TestWeb, host: &str) {
     web.site(host)
         .path("/robots.txt")
         .respond(Reply::robots_txt("User-agent: *\nDisallow: /private/\n"));
-    web.site(host).path("/page").respond(
-        Reply::ok()
-            .header("Content-Type", "text/html")
-            .body("<html><head><title>x</title></head><body></body></html>"),
-    );
+    web.site(host).path("/page").respond(Reply::html(
+        "<html><head><title>x</title></head><body></body></html>",
+    ));
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -271,11 +271,9 @@ async fn icons_are_fetched_politely_from_favicon_ico_and_shrunk() {
         let web = TestWeb::start().await;
         sites(&web);
         let png = data_encoding::BASE64.decode(PNG.as_bytes()).unwrap();
-        web.site("ok.test").path("/").respond(
-            Reply::ok()
-                .header("Content-Type", "text/html")
-                .body("<head></head>"),
-        );
+        web.site("ok.test")
+            .path("/")
+            .respond(Reply::html("<head></head>"));
         web.site("ok.test")
             .path("/favicon.ico")
             .respond(Reply::ok().body(&png));
@@ -468,11 +466,9 @@ async fn when_a_back_off_ends_only_the_url_that_failed_is_fetched_again() {
             Reply::robots_txt("User-agent: *\nAllow: /\n"),
         ]);
         for path in ["/a", "/b"] {
-            web.site("two.test").path(path).respond(
-                Reply::ok()
-                    .header("Content-Type", "text/html")
-                    .body("<head></head>"),
-            );
+            web.site("two.test")
+                .path(path)
+                .respond(Reply::html("<head></head>"));
         }
         let clock = ManualClock::new(start());
         let service = service(&target, &web, closed_port(), clock.clone()).await;
@@ -569,29 +565,23 @@ async fn icons_come_from_what_the_analysis_read_after_a_persons_analysis_too() {
             web.site(host)
                 .path("/robots.txt")
                 .respond(Reply::robots_txt(robots));
-            web.site(host).path("/").respond(
-                Reply::ok()
-                    .header("Content-Type", "text/html")
-                    .body(r#"<head><link rel="icon" href="/i.png"></head><body>"#),
-            );
+            web.site(host).path("/").respond(Reply::html(
+                r#"<head><link rel="icon" href="/i.png"></head><body>"#,
+            ));
             web.site(host)
                 .path("/i.png")
                 .respond(Reply::ok().body(&png));
         }
-        web.site("page.icon.test").path("/about").respond(
-            Reply::ok()
-                .header("Content-Type", "text/html")
-                .body("<head></head>"),
-        );
+        web.site("page.icon.test")
+            .path("/about")
+            .respond(Reply::html("<head></head>"));
         // A Crawl-delay of 1 s: the icon waits for it after the analysis's page.
         web.site("paced.test")
             .path("/robots.txt")
             .respond(Reply::robots_txt("User-agent: *\nCrawl-delay: 1\n"));
-        web.site("paced.test").path("/").respond(
-            Reply::ok()
-                .header("Content-Type", "text/html")
-                .body("<head></head>"),
-        );
+        web.site("paced.test")
+            .path("/")
+            .respond(Reply::html("<head></head>"));
         web.site("paced.test")
             .path("/favicon.ico")
             .respond(Reply::ok().body(&png));

@@ -63,6 +63,11 @@ impl Reply {
         Reply::ok().header("Content-Type", "text/plain").body(text)
     }
 
+    /// A `200` `text/html` page: a site's home page in most tests.
+    pub fn html(body: &str) -> Reply {
+        Reply::ok().header("Content-Type", "text/html").body(body)
+    }
+
     /// A redirect with `status` to `location`.
     pub fn redirect(status: u16, location: &str) -> Reply {
         Reply::status(status).header("Location", location)

@@ -17,9 +17,7 @@ use url::Url;
 
 /// An empty HTML page, as the test web serves a site's home page.
 pub fn html_page() -> Reply {
-    Reply::ok()
-        .header("Content-Type", "text/html")
-        .body("<html><head></head><body></body></html>")
+    Reply::html("<html><head></head><body></body></html>")
 }
 
 /// A finished analysis of `url` as if fetched: `robots` served with rules, the page's
