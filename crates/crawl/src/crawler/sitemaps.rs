@@ -322,8 +322,7 @@ async fn read_one(
     site: &Site,
     operation: &Operation,
 ) -> Result<Read, CrawlError> {
-    let known = ctx.store.sitemaps(site_id).await?;
-    let row = known.iter().find(|r| r.id == id).cloned();
+    let row = ctx.store.sitemap(id).await?;
     let request = sitemap_request(url, row.as_ref());
     let response = ctx
         .polite
@@ -361,6 +360,7 @@ async fn read_one(
                 let r = row.clone().unwrap_or_else(|| unreachable_row(id));
                 etag = etag.or(r.etag.clone());
                 last_modified = last_modified.or(r.last_modified.clone());
+                let known = ctx.store.sitemaps(site_id).await?;
                 entries = unchanged(ctx, &r, &known, &mut read).await?;
             } else if let (Ok(body), Some(hop)) = (body, &hop) {
                 archive.exchange(hop, Some(Payload::of_body(&body)), false);

@@ -151,33 +151,22 @@ impl Store {
 
     /// The sitemaps of a site.
     pub async fn sitemaps(&self, site_id: i64) -> Result<Vec<SitemapRow>, DbError> {
-        let sql =
-            "SELECT id, url, site_id, depth, fetched_at, etag, last_modified FROM crawl_sitemaps \
-                   WHERE site_id = $1 ORDER BY depth, id";
-        type Row = (
-            i64,
-            String,
-            i64,
-            i32,
-            Option<i64>,
-            Option<String>,
-            Option<String>,
-        );
-        let rows: Vec<Row> =
-            with_pool!(&self.db, pool => sqlx::query_as(sql).bind(site_id).fetch_all(pool).await)
+        let sql = format!("{SITEMAP_SELECT} WHERE site_id = $1 ORDER BY depth, id");
+        let rows: Vec<SitemapColumns> =
+            with_pool!(&self.db, pool => sqlx::query_as(&sql).bind(site_id).fetch_all(pool).await)
                 .map_err(DbError::query("read sitemaps"))?;
-        Ok(rows
-            .into_iter()
-            .map(|r| SitemapRow {
-                id: r.0,
-                url: r.1,
-                site_id: r.2,
-                depth: u32::try_from(r.3).unwrap_or(0),
-                fetched_at: r.4.map(db::from_millis),
-                etag: r.5,
-                last_modified: r.6,
-            })
-            .collect())
+        Ok(rows.into_iter().map(sitemap_row).collect())
+    }
+
+    /// One sitemap by id: what a read needs of it (its validators), without the site's other
+    /// sitemaps. A site of many hosts has a sitemap row per host, and loading them all for
+    /// each host's read made reading a site's sitemaps quadratic in its hosts.
+    pub async fn sitemap(&self, id: i64) -> Result<Option<SitemapRow>, DbError> {
+        let sql = format!("{SITEMAP_SELECT} WHERE id = $1");
+        let row: Option<SitemapColumns> =
+            with_pool!(&self.db, pool => sqlx::query_as(&sql).bind(id).fetch_optional(pool).await)
+                .map_err(DbError::query("read sitemap"))?;
+        Ok(row.map(sitemap_row))
     }
 
     /// How many entries a sitemap had when last read.
@@ -427,5 +416,32 @@ impl Store {
             }
         }
         Ok(report)
+    }
+}
+
+/// The columns of a [`SitemapRow`], in [`SITEMAP_SELECT`]'s order.
+type SitemapColumns = (
+    i64,
+    String,
+    i64,
+    i32,
+    Option<i64>,
+    Option<String>,
+    Option<String>,
+);
+
+/// Selects [`SitemapColumns`] from `crawl_sitemaps`.
+const SITEMAP_SELECT: &str =
+    "SELECT id, url, site_id, depth, fetched_at, etag, last_modified FROM crawl_sitemaps";
+
+fn sitemap_row(r: SitemapColumns) -> SitemapRow {
+    SitemapRow {
+        id: r.0,
+        url: r.1,
+        site_id: r.2,
+        depth: u32::try_from(r.3).unwrap_or(0),
+        fetched_at: r.4.map(db::from_millis),
+        etag: r.5,
+        last_modified: r.6,
     }
 }
