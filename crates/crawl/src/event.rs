@@ -29,8 +29,8 @@ pub enum Event {
     Skip {
         /// The URL.
         url: String,
-        /// Why (`disallowed`, `robots_unreachable`, `out_of_scope`, `lastmod`, ...).
-        reason: String,
+        /// Why.
+        reason: SkipReason,
     },
     /// A request failed and the URL was queued again or given up.
     Error {
@@ -70,8 +70,8 @@ pub enum Event {
         absorbed: String,
         /// The origin that remains.
         into: String,
-        /// The evidence (`addresses`, `certificate`, `backend`, `operator`).
-        evidence: String,
+        /// The evidence that linked them.
+        evidence: MergeEvidence,
     },
     /// The run ended with only URLs of sites whose robots.txt is unreachable left: they stay
     /// queued for a later run.
@@ -88,6 +88,54 @@ pub enum Event {
         /// Seconds it ran.
         seconds: f64,
     },
+}
+
+/// Why a URL was not fetched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SkipReason {
+    /// robots.txt disallows it.
+    Disallowed,
+    /// A redirect led out of the crawl's sites.
+    OutOfScope,
+    /// Its URL cannot be fetched (not HTTP(S), no host, ...).
+    NotFetchable,
+}
+
+impl std::fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            SkipReason::Disallowed => "disallowed",
+            SkipReason::OutOfScope => "out_of_scope",
+            SkipReason::NotFetchable => "not_fetchable",
+        })
+    }
+}
+
+/// What showed that two origins are one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MergeEvidence {
+    /// Hosts answering from the same addresses.
+    Addresses,
+    /// Hosts serving the same TLS certificate.
+    Certificate,
+    /// Hosts naming the same backend in their response headers.
+    Backend,
+    /// The evidence stored by earlier runs groups them (found when the store is loaded).
+    #[serde(rename = "stored evidence")]
+    Stored,
+}
+
+impl std::fmt::Display for MergeEvidence {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            MergeEvidence::Addresses => "addresses",
+            MergeEvidence::Certificate => "certificate",
+            MergeEvidence::Backend => "backend",
+            MergeEvidence::Stored => "stored evidence",
+        })
+    }
 }
 
 /// Why the crawl ended.
@@ -136,4 +184,52 @@ impl Event {
 /// `1.5 s` style.
 pub fn seconds(d: Duration) -> f64 {
     (d.as_secs_f64() * 1000.0).round() / 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--json` lines are read by scripts: the typed reasons serialise to the words they
+    /// always had.
+    #[test]
+    fn reasons_keep_their_json_words() {
+        let skip = |reason| Event::Skip {
+            url: "https://a.test/x".into(),
+            reason,
+        };
+        assert_eq!(
+            skip(SkipReason::Disallowed).json(),
+            r#"{"event":"skip","url":"https://a.test/x","reason":"disallowed"}"#
+        );
+        for (reason, word) in [
+            (SkipReason::OutOfScope, "out_of_scope"),
+            (SkipReason::NotFetchable, "not_fetchable"),
+        ] {
+            assert!(skip(reason)
+                .json()
+                .ends_with(&format!(r#""reason":"{word}"}}"#)));
+            assert_eq!(reason.to_string(), word);
+        }
+        let merge = |evidence| Event::Merge {
+            absorbed: "a.test".into(),
+            into: "b.test".into(),
+            evidence,
+        };
+        assert_eq!(
+            merge(MergeEvidence::Stored).json(),
+            r#"{"event":"merge","absorbed":"a.test","into":"b.test","evidence":"stored evidence"}"#
+        );
+        for (evidence, word) in [
+            (MergeEvidence::Addresses, "addresses"),
+            (MergeEvidence::Certificate, "certificate"),
+            (MergeEvidence::Backend, "backend"),
+            (MergeEvidence::Stored, "stored evidence"),
+        ] {
+            assert!(merge(evidence)
+                .json()
+                .ends_with(&format!(r#""evidence":"{word}"}}"#)));
+            assert_eq!(evidence.to_string(), word);
+        }
+    }
 }

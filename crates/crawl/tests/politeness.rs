@@ -182,7 +182,7 @@ async fn a_shared_certificate_or_backend_header_merges_origins() {
     let evidence: Vec<String> = events
         .iter()
         .filter_map(|e| match e {
-            Event::Merge { evidence, .. } => Some(evidence.clone()),
+            Event::Merge { evidence, .. } => Some(evidence.to_string()),
             _ => None,
         })
         .collect();

@@ -11,7 +11,7 @@ use fetch::{Fetcher, OriginKey, OriginMap, OriginSnapshot, Pacer, Url};
 
 use super::config::SEEN_KEYS;
 use super::CrawlError;
-use crate::event::Event;
+use crate::event::{Event, MergeEvidence};
 use crate::normal::NormalUrl;
 use crate::origins::{Evidence, Merge, OriginModel, OriginName};
 use crate::site::Site;
@@ -143,7 +143,7 @@ impl Places {
             events.push(Event::Merge {
                 absorbed,
                 into: into.0,
-                evidence: "stored evidence".to_string(),
+                evidence: MergeEvidence::Stored,
             });
         }
         Ok(events)
@@ -193,7 +193,10 @@ impl Places {
             merges
                 .extend(lock(&self.model).observe(&name, &Evidence::Addresses(addresses.clone())));
         }
-        events.extend(self.apply_merges(merges, "addresses", pacer).await?);
+        events.extend(
+            self.apply_merges(merges, MergeEvidence::Addresses, pacer)
+                .await?,
+        );
         let origin = lock(&self.model)
             .origin_of(&name)
             .unwrap_or_else(|| OriginName(name.clone()));
@@ -244,7 +247,10 @@ impl Places {
                 for evidence in stored_evidence(a, t, b) {
                     merges.extend(lock(&self.model).observe(&other, &evidence));
                 }
-                events.extend(self.apply_merges(merges, "addresses", pacer).await?);
+                events.extend(
+                    self.apply_merges(merges, MergeEvidence::Addresses, pacer)
+                        .await?,
+                );
                 let model_origin = lock(&self.model).origin_of(&other);
                 if let Some(o) = model_origin.filter(|o| o.0 != stored_origin) {
                     self.store
@@ -313,7 +319,7 @@ impl Places {
         &self,
         host: &str,
         evidence: Evidence,
-        label: &str,
+        label: MergeEvidence,
         pacer: &Pacer,
     ) -> Result<Vec<Event>, CrawlError> {
         let merges = lock(&self.model).observe(host, &evidence);
@@ -359,7 +365,7 @@ impl Places {
     async fn apply_merges(
         &self,
         merges: Vec<Merge>,
-        label: &str,
+        label: MergeEvidence,
         pacer: &Pacer,
     ) -> Result<Vec<Event>, CrawlError> {
         let mut events = Vec::new();
@@ -388,7 +394,7 @@ impl Places {
             events.push(Event::Merge {
                 absorbed: m.absorbed.0,
                 into: m.into.0,
-                evidence: label.to_string(),
+                evidence: label,
             });
         }
         Ok(events)

@@ -5,7 +5,7 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use fetch::{OriginKey, Outcome as Polite, PaceSkip, SkipReason};
+use fetch::{OriginKey, Outcome as Polite, PaceSkip, SkipReason as PoliteSkip};
 
 use super::archive::Archive;
 use super::committer::Work;
@@ -13,7 +13,7 @@ use super::outcome::{failure, origin_update, requests_of, requeued, skipped, Flo
 use super::page::{self, Kept, Settled};
 use super::request::Sent;
 use super::{CrawlError, Ctx};
-use crate::event::Event;
+use crate::event::{Event, MergeEvidence, SkipReason};
 use crate::normal::NormalUrl;
 use crate::origins::Evidence;
 use crate::store::{ClaimedUrl, Outcome, UrlState};
@@ -130,7 +130,7 @@ async fn observe(
             .observe(
                 host,
                 Evidence::Addresses(vec![addr.ip()]),
-                "addresses",
+                MergeEvidence::Addresses,
                 pacer,
             )
             .await?;
@@ -139,7 +139,12 @@ async fn observe(
     if let Some(sha) = &head.tls_leaf_sha256 {
         let events = ctx
             .places
-            .observe(host, Evidence::TlsLeaf(sha.0), "certificate", pacer)
+            .observe(
+                host,
+                Evidence::TlsLeaf(sha.0),
+                MergeEvidence::Certificate,
+                pacer,
+            )
             .await?;
         ctx.emit_all(events);
     }
@@ -148,7 +153,7 @@ async fn observe(
     if !ids.is_empty() {
         let events = ctx
             .places
-            .observe(host, Evidence::Backends(ids), "backend", pacer)
+            .observe(host, Evidence::Backends(ids), MergeEvidence::Backend, pacer)
             .await?;
         ctx.emit_all(events);
     }
@@ -160,16 +165,16 @@ async fn skip(
     key: &OriginKey,
     url: &ClaimedUrl,
     at: &fetch::Url,
-    reason: SkipReason,
+    reason: PoliteSkip,
     robots_fetched: bool,
 ) -> Result<(Outcome, Flow), CrawlError> {
     let (outcome, flow, label) = match reason {
-        SkipReason::Pacing(PaceSkip::NotBefore { .. } | PaceSkip::Paused { .. })
-        | SkipReason::Pacing(_) => {
+        PoliteSkip::Pacing(PaceSkip::NotBefore { .. } | PaceSkip::Paused { .. })
+        | PoliteSkip::Pacing(_) => {
             // Not an attempt: the URL waits for its origin's turn.
             return Ok((requeued(url), Flow::Yield));
         }
-        SkipReason::Disallowed {
+        PoliteSkip::Disallowed {
             robots_url,
             line,
             rule,
@@ -180,27 +185,27 @@ async fn skip(
                 format!("{robots_url} line {line}: {rule}"),
             ),
             Flow::Continue,
-            "disallowed".to_string(),
+            SkipReason::Disallowed,
         ),
-        SkipReason::RobotsUnreachable { robots_url, .. } => {
+        PoliteSkip::RobotsUnreachable { robots_url, .. } => {
             let o =
                 super::unreachable::robots_unreachable(ctx, key, url, &robots_url, robots_fetched)
                     .await?;
             return Ok((o, Flow::Yield));
         }
-        SkipReason::OutOfScope => (
+        PoliteSkip::OutOfScope => (
             skipped(
                 url,
                 UrlState::Skipped,
                 format!("redirect out of the crawl's sites: {at}"),
             ),
             Flow::Continue,
-            "out_of_scope".to_string(),
+            SkipReason::OutOfScope,
         ),
-        SkipReason::NotFetchable => (
+        PoliteSkip::NotFetchable => (
             skipped(url, UrlState::Skipped, format!("not fetchable: {at}")),
             Flow::Continue,
-            "not_fetchable".to_string(),
+            SkipReason::NotFetchable,
         ),
     };
     ctx.counters.skipped.fetch_add(1, Ordering::Relaxed);

@@ -557,7 +557,7 @@ mod tests {
         show.progress(&c);
         show.event(&Event::Skip {
             url: "https://a.test/\u{1b}[2J".into(),
-            reason: "disallowed".into(),
+            reason: crawl::event::SkipReason::Disallowed,
         });
         show.finish();
         let drawn = screen.0.lock().unwrap().clone();
