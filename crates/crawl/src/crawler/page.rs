@@ -64,20 +64,11 @@ pub(crate) async fn kept(
     ctx.counters.fetched.fetch_add(1, Ordering::Relaxed);
     ctx.counters.bytes.fetch_add(bytes, Ordering::Relaxed);
     ctx.count_page();
-    let mut outcome = Outcome {
-        id: url.id,
-        state: Some(UrlState::Fetched),
-        attempts: 0,
-        next_due: next_due(ctx, url, hop),
-        ..Outcome::default()
-    };
-    let media = url.kind == UrlKind::Media;
     let content_type = head
         .headers
         .get(http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
-    let mut kept = Kept::default();
     let got = Got {
         url,
         hop,
@@ -86,29 +77,52 @@ pub(crate) async fn kept(
         content_type: content_type.as_deref(),
         final_url: &final_url,
     };
+    let mut kept = Kept::default();
+    let outcome = extracted(ctx, &got, archive, &mut kept).await?;
+    Ok((outcome, kept, Flow::Continue, bytes))
+}
+
+/// The extract step of a response kept: what it is (a revisit, a media file, a page), what it
+/// adds to `kept`, the outcome to store and the event that says so.
+async fn extracted(
+    ctx: &Arc<Ctx>,
+    got: &Got<'_>,
+    archive: &mut Archive,
+    kept: &mut Kept,
+) -> Result<Outcome, CrawlError> {
+    let url = got.url;
+    let status = got.head.status.as_u16();
+    let media = url.kind == UrlKind::Media;
+    let mut outcome = Outcome {
+        id: url.id,
+        state: Some(UrlState::Fetched),
+        attempts: 0,
+        next_due: next_due(ctx, url, got.hop),
+        ..Outcome::default()
+    };
     let label = if status == 304 {
-        outcome.fetch = Some(not_modified(&got, archive));
+        outcome.fetch = Some(not_modified(got, archive));
         String::new()
     } else if media {
-        let (facts, reason) = media_file(ctx, &got, archive, &mut kept).await?;
+        let (facts, reason) = media_file(ctx, got, archive, kept).await?;
         outcome.fetch = Some(facts);
         outcome.reason = reason;
         String::new()
     } else {
-        let facts = page(ctx, &got, archive, &mut kept).await?;
+        let facts = page(ctx, got, archive, kept).await?;
         let label = facts.directives.clone().unwrap_or_default();
         outcome.fetch = Some(facts);
         label
     };
     ctx.emit(Event::Fetch {
         url: url.key.clone(),
-        final_url: final_url.to_string(),
+        final_url: got.final_url.to_string(),
         status,
-        bytes,
+        bytes: got.body.decoded_bytes,
         directives: label,
         media,
     });
-    Ok((outcome, kept, Flow::Continue, bytes))
+    Ok(outcome)
 }
 
 /// When a fetched URL is due again: a media file never (fetched once: "we have not already

@@ -213,6 +213,97 @@ fn dedup(urls: &[NewUrl]) -> std::borrow::Cow<'_, [NewUrl]> {
     }
 }
 
+// The parts of `Store::commit`, each run inside its transaction `$tx` (macros: the body
+// compiles once per backend, as in `write_tx!`).
+
+/// Write URL outcomes (`$outcomes`, a `&[Outcome]`).
+macro_rules! write_outcomes {
+    ($tx:ident, $outcomes:expr) => {
+        for (rows, with_response) in super::outcomes::statements($outcomes) {
+            super::outcomes::update_sql(&rows, with_response)
+                .build()
+                .persistent(rows.len() == super::outcomes::OUTCOME_CHUNK)
+                .execute(&mut *$tx)
+                .await
+                .map_err(DbError::query("update URLs"))?;
+        }
+    };
+}
+
+/// Write origin pacing states (`$origins`, a `&[OriginUpdate]`) where `$holder` still holds
+/// the lease, the rows locked first on PostgreSQL (`$postgres`).
+macro_rules! write_origins {
+    ($tx:ident, $origins:expr, $holder:expr, $postgres:expr) => {
+        // Origin rows in id order, as every transaction here takes them (see `pacing`).
+        let mut origins: Vec<&OriginUpdate> = $origins.iter().collect();
+        origins.sort_by_key(|o| o.id);
+        if !origins.is_empty() && $postgres {
+            let ids: Vec<i64> = origins.iter().map(|o| o.id).collect();
+            sqlx::query(&super::pacing::lock_sql(&ids))
+                .persistent(false)
+                .execute(&mut *$tx)
+                .await
+                .map_err(DbError::query("lock origins"))?;
+        }
+        for chunk in origins.chunks(super::pacing::PACING_CHUNK) {
+            super::pacing::update_sql(chunk, $holder.as_str())
+                .build()
+                .persistent(chunk.len() == super::pacing::PACING_CHUNK)
+                .execute(&mut *$tx)
+                .await
+                .map_err(DbError::query("update origins"))?;
+        }
+    };
+}
+
+/// Move the URLs just queued (`$new_urls`, a `&[NewUrl]`) whose host's origin was merged
+/// into another, after they were found, to the origin it became.
+macro_rules! follow_merged_origins {
+    ($tx:ident, $new_urls:expr) => {
+        if !$new_urls.is_empty() {
+            let mut ids: Vec<i64> = $new_urls.iter().map(|u| u.host.origin_id).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            let list = super::id_list(&ids);
+            let merged: Vec<(i64, i64)> = sqlx::query_as(&format!(
+                "SELECT id, merged_into FROM crawl_origins WHERE id IN ({list}) AND merged_into IS NOT NULL"
+            ))
+            .persistent(false)
+            .fetch_all(&mut *$tx)
+            .await
+            .map_err(DbError::query("read merged origins"))?;
+            for (from, into) in merged {
+                sqlx::query("UPDATE crawl_urls SET origin_id = $1 WHERE origin_id = $2")
+                    .bind(into)
+                    .bind(from)
+                    .execute(&mut *$tx)
+                    .await
+                    .map_err(DbError::query("move URLs of merged origins"))?;
+            }
+        }
+    };
+}
+
+/// Record media stored (`$media`, `Batch::media`) at `$now` (ms), each content once.
+macro_rules! store_media {
+    ($tx:ident, $media:expr, $now:expr) => {
+        for (hash, url_id, content_type, bytes) in $media {
+            sqlx::query(
+                "INSERT INTO crawl_media (content_hash, url_id, content_type, bytes, stored_at) \
+                 VALUES ($1, $2, $3, $4, $5) ON CONFLICT (content_hash) DO NOTHING",
+            )
+            .bind(hash)
+            .bind(url_id)
+            .bind(content_type.as_deref())
+            .bind(i64::try_from(*bytes).unwrap_or(i64::MAX))
+            .bind($now)
+            .execute(&mut *$tx)
+            .await
+            .map_err(DbError::query("store media"))?;
+        }
+    };
+}
+
 impl Store {
     /// Queue URLs (known ones are left as they are, except as [`NewUrl`] says for sitemaps).
     pub async fn enqueue(&self, urls: &[NewUrl]) -> Result<(), DbError> {
@@ -379,34 +470,10 @@ impl Store {
         }
         let now = millis(Timestamp::now());
         let new_urls = dedup(&batch.new_urls);
+        let postgres = self.db.backend() == db::Backend::Postgres;
         write_tx!(&self.db, tx => {
-            for (rows, with_response) in super::outcomes::statements(&batch.outcomes) {
-                super::outcomes::update_sql(&rows, with_response)
-                    .build()
-                    .persistent(rows.len() == super::outcomes::OUTCOME_CHUNK)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(DbError::query("update URLs"))?;
-            }
-            // Origin rows in id order, as every transaction here takes them (see `pacing`).
-            let mut origins: Vec<&OriginUpdate> = batch.origins.iter().collect();
-            origins.sort_by_key(|o| o.id);
-            if !origins.is_empty() && self.db.backend() == db::Backend::Postgres {
-                let ids: Vec<i64> = origins.iter().map(|o| o.id).collect();
-                sqlx::query(&super::pacing::lock_sql(&ids))
-                    .persistent(false)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(DbError::query("lock origins"))?;
-            }
-            for chunk in origins.chunks(super::pacing::PACING_CHUNK) {
-                super::pacing::update_sql(chunk, holder.as_str())
-                    .build()
-                    .persistent(chunk.len() == super::pacing::PACING_CHUNK)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(DbError::query("update origins"))?;
-            }
+            write_outcomes!(tx, &batch.outcomes);
+            write_origins!(tx, &batch.origins, holder, postgres);
             for chunk in new_urls.chunks(INSERT_CHUNK) {
                 upsert_sql(chunk, now)
                     .build()
@@ -415,42 +482,8 @@ impl Store {
                     .await
                     .map_err(DbError::query("queue URLs"))?;
             }
-            if !new_urls.is_empty() {
-                // URLs found before their host's origin was merged into another follow it.
-                let mut ids: Vec<i64> = new_urls.iter().map(|u| u.host.origin_id).collect();
-                ids.sort_unstable();
-                ids.dedup();
-                let list = super::id_list(&ids);
-                let merged: Vec<(i64, i64)> = sqlx::query_as(&format!(
-                    "SELECT id, merged_into FROM crawl_origins WHERE id IN ({list}) AND merged_into IS NOT NULL"
-                ))
-                .persistent(false)
-                .fetch_all(&mut *tx)
-                .await
-                .map_err(DbError::query("read merged origins"))?;
-                for (from, into) in merged {
-                    sqlx::query("UPDATE crawl_urls SET origin_id = $1 WHERE origin_id = $2")
-                        .bind(into)
-                        .bind(from)
-                        .execute(&mut *tx)
-                        .await
-                        .map_err(DbError::query("move URLs of merged origins"))?;
-                }
-            }
-            for (hash, url_id, content_type, bytes) in &batch.media {
-                sqlx::query(
-                    "INSERT INTO crawl_media (content_hash, url_id, content_type, bytes, stored_at) \
-                     VALUES ($1, $2, $3, $4, $5) ON CONFLICT (content_hash) DO NOTHING",
-                )
-                .bind(hash)
-                .bind(url_id)
-                .bind(content_type.as_deref())
-                .bind(i64::try_from(*bytes).unwrap_or(i64::MAX))
-                .bind(now)
-                .execute(&mut *tx)
-                .await
-                .map_err(DbError::query("store media"))?;
-            }
+            follow_merged_origins!(tx, &new_urls);
+            store_media!(tx, &batch.media, now);
         });
         Ok(())
     }
