@@ -5,7 +5,8 @@ use std::time::Duration;
 use crawl::normal::NormalUrl;
 use crawl::origins::OriginName;
 use crawl::store::{
-    Batch, FetchFacts, NewUrl, OriginUpdate, Outcome, Store, UrlKind, UrlState, NEVER,
+    Batch, FetchFacts, NewUrl, OriginId, OriginUpdate, Outcome, Store, UrlId, UrlKind, UrlState,
+    NEVER,
 };
 use db::testing::on_both_backends;
 use db::{DbTarget, Holder};
@@ -46,9 +47,8 @@ async fn queue(
     info
 }
 
-fn fetched(id: i64, at: Timestamp, next_due: i64) -> Outcome {
+fn fetched(id: UrlId, at: Timestamp, next_due: i64) -> Outcome {
     Outcome {
-        id,
         state: Some(UrlState::Fetched),
         next_due,
         fetch: Some(FetchFacts {
@@ -58,7 +58,7 @@ fn fetched(id: i64, at: Timestamp, next_due: i64) -> Outcome {
             warc_record_id: Some("<urn:uuid:x>".into()),
             ..FetchFacts::default()
         }),
-        ..Outcome::default()
+        ..Outcome::of(id)
     }
 }
 
@@ -185,7 +185,7 @@ async fn a_dead_holders_origins_and_in_flight_urls_are_taken_over() {
                 .renew_origins(&[mine[0].id], &dead, later)
                 .await
                 .unwrap(),
-            Vec::<i64>::new()
+            Vec::<OriginId>::new()
         );
     })
     .await;
@@ -285,19 +285,17 @@ async fn retries_failures_and_giving_up() {
         let batch = Batch {
             outcomes: vec![
                 Outcome {
-                    id: urls[0].id,
                     state: Some(UrlState::Queued),
                     attempts: 1,
                     last_error: Some("503".into()),
-                    ..Outcome::default()
+                    ..Outcome::of(urls[0].id)
                 },
                 Outcome {
-                    id: urls[1].id,
                     state: Some(UrlState::Failed),
                     attempts: 5,
                     last_error: Some("reset".into()),
                     reason: Some("max attempts".into()),
-                    ..Outcome::default()
+                    ..Outcome::of(urls[1].id)
                 },
             ],
             ..Batch::default()
@@ -407,7 +405,7 @@ async fn merges_follow_earlier_merges_and_pass_another_process_lease_on() {
             .merge_origins(&name("b.test"), &name("a.test"), &me)
             .await
             .unwrap();
-        let claimed: Vec<i64> = store
+        let claimed: Vec<OriginId> = store
             .claim_origins(&third, now, 10)
             .await
             .unwrap()
@@ -510,13 +508,16 @@ async fn robots_entries_sitemaps_media_and_hosts() {
             (Some(true), Some(t0()))
         );
         assert_eq!(store.media("h1").await.unwrap(), None);
+        let x = Holder::named("x");
+        let origin = store.claim_origins(&x, t0(), 10).await.unwrap()[0].id;
+        let page = store.claim_urls(origin, 1).await.unwrap()[0].id;
         let batch = Batch {
-            media: vec![("h1".into(), 1, Some("image/png".into()), 5)],
+            media: vec![("h1".into(), page, Some("image/png".into()), 5)],
             ..Batch::default()
         };
         store.commit(&batch, &Holder::named("x")).await.unwrap();
         store.commit(&batch, &Holder::named("x")).await.unwrap();
-        assert_eq!(store.media("h1").await.unwrap().unwrap().url_id, 1);
+        assert_eq!(store.media("h1").await.unwrap().unwrap().url_id, page);
         store.set_host_https(info.host_id, true).await.unwrap();
         store
             .set_crawl_delay(info.host_id, Some(Duration::from_secs(3)))
@@ -593,7 +594,7 @@ async fn one_commit_writes_the_pacing_of_many_origins() {
         let mine = store.claim_origins(&me, t0(), 2).await.unwrap();
         let theirs = store.claim_origins(&other, t0(), 10).await.unwrap();
         assert_eq!((mine.len(), theirs.len()), (2, 1));
-        let update = |id: i64, n: u64| OriginUpdate {
+        let update = |id: OriginId, n: u64| OriginUpdate {
             id,
             gap: Duration::from_millis(100 * n),
             next_start: t0() + SignedDuration::from_secs(n as i64),

@@ -15,7 +15,7 @@ use jiff::Timestamp;
 use super::lever::{read_levers, SiteName};
 use super::store::{self, SiteLevers};
 use crate::input::{InputError, InputErrorKind};
-use crate::store::Store;
+use crate::store::{HostId, OriginId, Store};
 
 /// How often a running crawler reads the levers again (and its `--control` file, when it
 /// changed). With the scheduler's tick, a lever pulled is obeyed within about this long
@@ -45,9 +45,9 @@ struct Snapshot {
     /// The floor of each origin serving a paced site (the strictest of its sites).
     origin_floors: HashMap<String, Duration>,
     /// Ids of the known hosts of excluded sites.
-    held_hosts: Vec<i64>,
+    held_hosts: Vec<HostId>,
     /// Origins with no work outside excluded sites: not claimed while so.
-    parked: Vec<i64>,
+    parked: Vec<OriginId>,
 }
 
 /// The `--control` file and the last text applied from it.
@@ -203,12 +203,12 @@ impl Levers {
     }
 
     /// The ids of the known hosts of excluded sites (their URLs are not claimed).
-    pub fn held_hosts(&self) -> Vec<i64> {
+    pub fn held_hosts(&self) -> Vec<HostId> {
         self.snapshot().held_hosts.clone()
     }
 
     /// The origins with no work outside excluded sites (not claimed while so).
-    pub fn parked_origins(&self) -> Vec<i64> {
+    pub fn parked_origins(&self) -> Vec<OriginId> {
         self.snapshot().parked.clone()
     }
 

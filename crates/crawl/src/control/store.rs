@@ -7,7 +7,7 @@ use db::{from_millis, millis, with_pool, DbError, Migration, Schema};
 use jiff::Timestamp;
 
 use super::lever::{Lever, SiteName};
-use crate::store::Store;
+use crate::store::{HostId, OriginId, Store};
 
 /// The levers' schema, migrated whenever the crawl store is opened.
 pub static LEVERS_SCHEMA: Schema = Schema {
@@ -166,9 +166,9 @@ async fn forget_stored_robots(store: &Store, site: &SiteName) -> Result<u64, DbE
 /// A host of the crawl and the origin serving it, as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct HostOrigin {
-    pub host_id: i64,
+    pub host_id: HostId,
     pub host: String,
-    pub origin_id: i64,
+    pub origin_id: OriginId,
     pub origin: String,
 }
 
@@ -177,12 +177,13 @@ pub(crate) async fn hosts_of(store: &Store, site: &SiteName) -> Result<Vec<HostO
     let sql = "SELECT h.id, h.name, o.id, o.name \
                FROM crawl_hosts h JOIN crawl_origins o ON o.id = h.origin_id \
                WHERE h.name = $1 OR h.name LIKE $2 ESCAPE '\\'";
-    let rows: Vec<(i64, String, i64, String)> = with_pool!(store.db(), pool => sqlx::query_as(sql)
+    let rows: Vec<(HostId, String, OriginId, String)> =
+        with_pool!(store.db(), pool => sqlx::query_as(sql)
         .bind(site.as_str())
         .bind(site.like_under())
         .fetch_all(pool)
         .await)
-    .map_err(DbError::query("read a site's hosts"))?;
+        .map_err(DbError::query("read a site's hosts"))?;
     // LIKE ignores case on SQLite: keep exactly the names the site covers.
     Ok(rows
         .into_iter()
@@ -200,9 +201,9 @@ pub(crate) async fn hosts_of(store: &Store, site: &SiteName) -> Result<Vec<HostO
 /// of theirs may be fetched now.
 pub(crate) async fn parked_origins(
     store: &Store,
-    origins: &[i64],
-    held: &[i64],
-) -> Result<Vec<i64>, DbError> {
+    origins: &[OriginId],
+    held: &[HostId],
+) -> Result<Vec<OriginId>, DbError> {
     if held.is_empty() {
         return Ok(Vec::new());
     }
@@ -227,7 +228,7 @@ pub(crate) async fn parked_origins(
 }
 
 /// URLs queued or in flight that do not belong to `held` hosts.
-pub(crate) async fn pending_outside(store: &Store, held: &[i64]) -> Result<u64, DbError> {
+pub(crate) async fn pending_outside(store: &Store, held: &[HostId]) -> Result<u64, DbError> {
     let mut sql = "SELECT COUNT(*) FROM crawl_urls WHERE state IN (0, 1)".to_string();
     if !held.is_empty() {
         sql.push_str(&format!(

@@ -10,7 +10,7 @@ use tokio::sync::mpsc;
 
 use super::config::{COMMIT_BATCH, COMMIT_INTERVAL, STORE_RETRIES};
 use super::CrawlError;
-use crate::store::{Batch, NewUrl, OriginUpdate, Outcome, Store};
+use crate::store::{Batch, NewUrl, OriginId, OriginUpdate, Outcome, Store, UrlId};
 use warc::WarcWriter;
 
 /// One URL's (or one sitemap's) results.
@@ -25,11 +25,11 @@ pub(crate) struct Work {
     /// URLs found.
     pub(crate) new_urls: Vec<NewUrl>,
     /// Media stored.
-    pub(crate) media: Vec<(String, i64, Option<String>, u64)>,
+    pub(crate) media: Vec<(String, UrlId, Option<String>, u64)>,
     /// The origin's pacing after it.
     pub(crate) origin: Option<OriginPace>,
     /// Give the origin's lease back once this is committed.
-    pub(crate) release: Option<i64>,
+    pub(crate) release: Option<OriginId>,
 }
 
 /// An origin's pacing as a worker saw it after a piece of work. The pacer's state is kept as
@@ -61,7 +61,7 @@ pub(crate) struct Committer {
 }
 
 /// Origin ids in hand (see [`Committer::in_hand`]).
-type InHand = Arc<Mutex<HashSet<i64>>>;
+type InHand = Arc<Mutex<HashSet<OriginId>>>;
 
 impl Committer {
     /// Start the writer task.
@@ -92,7 +92,7 @@ impl Committer {
     }
 
     /// An origin's lease was claimed: it is in hand until its release is committed.
-    pub(crate) fn hold(&self, origin_id: i64) {
+    pub(crate) fn hold(&self, origin_id: OriginId) {
         self.in_hand
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -103,7 +103,7 @@ impl Committer {
     /// (its lease renewal came late) may have fetched URLs whose outcomes are still on their
     /// way to the store; claiming the origin again would put those URLs, still in flight in
     /// the store, back in the queue, and they would be fetched twice.
-    pub(crate) fn in_hand(&self) -> Vec<i64> {
+    pub(crate) fn in_hand(&self) -> Vec<OriginId> {
         self.in_hand
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -159,7 +159,7 @@ async fn commit(
     holder: &Holder,
     queue: &mut Vec<Work>,
     counters: &super::LiveCounters,
-) -> Result<Vec<i64>, CrawlError> {
+) -> Result<Vec<OriginId>, CrawlError> {
     let write_started = std::time::Instant::now();
     let mut batch = Batch::default();
     let mut releases = Vec::new();

@@ -49,7 +49,7 @@ pub use crate::event::EndReason;
 use crate::event::Event;
 use crate::normal::NormalUrl;
 use crate::origins::OriginModel;
-use crate::store::{NewUrl, Store, UrlKind, PRIORITY_LINKED, PRIORITY_SITEMAPS};
+use crate::store::{NewUrl, SiteId, Store, UrlKind, PRIORITY_LINKED, PRIORITY_SITEMAPS};
 use places::Places;
 use warc::{WarcError, WarcWriter};
 
@@ -100,7 +100,7 @@ pub(crate) struct Ctx {
     counters: Arc<LiveCounters>,
     pages: AtomicU64,
     max_pages_hit: AtomicBool,
-    site_follow: Mutex<HashMap<i64, bool>>,
+    site_follow: Mutex<HashMap<SiteId, bool>>,
     media_seen: Mutex<std::collections::HashSet<String>>,
     browsers: interactive::Browsers,
 }
@@ -125,7 +125,7 @@ impl Ctx {
         }
     }
 
-    fn site_follow(&self, site: i64) -> Option<bool> {
+    fn site_follow(&self, site: SiteId) -> Option<bool> {
         self.site_follow
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -133,7 +133,7 @@ impl Ctx {
             .copied()
     }
 
-    fn set_site_follow(&self, site: i64, follow: bool) {
+    fn set_site_follow(&self, site: SiteId, follow: bool) {
         self.site_follow
             .lock()
             .unwrap_or_else(PoisonError::into_inner)

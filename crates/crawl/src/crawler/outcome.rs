@@ -11,7 +11,7 @@ use jiff::Timestamp;
 use super::committer::OriginPace;
 use super::Ctx;
 use crate::event::Event;
-use crate::store::{ClaimedUrl, FetchFacts, OriginUpdate, Outcome, UrlState};
+use crate::store::{ClaimedUrl, FetchFacts, OriginId, OriginUpdate, Outcome, UrlState};
 
 /// Whether the worker goes on with its origin.
 #[derive(Debug, PartialEq, Eq)]
@@ -28,7 +28,7 @@ pub(crate) enum Flow {
 pub(crate) fn origin_update(
     ctx: &Ctx,
     key: &OriginKey,
-    id: i64,
+    id: OriginId,
     requests: u64,
     bytes: u64,
 ) -> OriginPace {
@@ -52,21 +52,19 @@ pub(crate) fn origin_update(
 /// A claimed URL back in the queue, untouched (not an attempt).
 pub(crate) fn requeued(url: &ClaimedUrl) -> Outcome {
     Outcome {
-        id: url.id,
         state: Some(UrlState::Queued),
         attempts: url.attempts,
-        ..Outcome::default()
+        ..Outcome::of(url.id)
     }
 }
 
 pub(crate) fn skipped(url: &ClaimedUrl, state: UrlState, reason: String) -> Outcome {
     Outcome {
-        id: url.id,
         state: Some(state),
         reason: Some(reason),
         attempts: url.attempts,
         next_due: crate::store::NEVER,
-        ..Outcome::default()
+        ..Outcome::of(url.id)
     }
 }
 

@@ -15,14 +15,14 @@ use super::{CrawlError, Ctx};
 use crate::event::Event;
 use crate::html;
 use crate::normal::NormalUrl;
-use crate::store::{ClaimedUrl, FetchFacts, NewUrl, Outcome, UrlKind, UrlState, NEVER};
+use crate::store::{ClaimedUrl, FetchFacts, NewUrl, Outcome, UrlId, UrlKind, UrlState, NEVER};
 
 /// What a response adds to the crawl.
 #[derive(Debug, Default)]
 pub(crate) struct Kept {
     pub(crate) links: Vec<NormalUrl>,
     pub(crate) media: Vec<NormalUrl>,
-    pub(crate) stored_media: Vec<(String, i64, Option<String>, u64)>,
+    pub(crate) stored_media: Vec<(String, UrlId, Option<String>, u64)>,
 }
 
 pub(crate) type Settled = (Outcome, Kept, Flow, u64);
@@ -94,11 +94,10 @@ async fn extracted(
     let status = got.head.status.as_u16();
     let media = url.kind == UrlKind::Media;
     let mut outcome = Outcome {
-        id: url.id,
         state: Some(UrlState::Fetched),
         attempts: 0,
         next_due: next_due(ctx, url, got.hop),
-        ..Outcome::default()
+        ..Outcome::of(url.id)
     };
     let label = if status == 304 {
         outcome.fetch = Some(not_modified(got, archive));

@@ -15,7 +15,7 @@ use crate::event::{Event, MergeEvidence};
 use crate::normal::NormalUrl;
 use crate::origins::{Evidence, Merge, OriginModel, OriginName};
 use crate::site::Site;
-use crate::store::{HostInfo, Store};
+use crate::store::{HostId, HostInfo, OriginId, Store};
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
@@ -67,7 +67,7 @@ pub(crate) struct Places {
     /// response only writes what changed. Every HTTPS response carries its certificate, and
     /// writing it each time was one store round trip (and write lock) per page: 11,000
     /// `UPDATE`s in a 10,000-page crawl.
-    stored_evidence: Mutex<HashMap<i64, StoredEvidence>>,
+    stored_evidence: Mutex<HashMap<HostId, StoredEvidence>>,
 }
 
 /// Hashes of the evidence last written for a host (see [`Places::observe`]).
@@ -286,7 +286,7 @@ impl Places {
         &self,
         host: &str,
         origin: &OriginKey,
-        origin_id: i64,
+        origin_id: OriginId,
         pacer: &Pacer,
     ) -> Option<String> {
         let old = self.origins.get(host).unwrap_or_else(|| host.to_string());
@@ -350,7 +350,7 @@ impl Places {
     /// (remembering it as stored if so).
     fn evidence_changed<T: std::hash::Hash + ?Sized>(
         &self,
-        host_id: i64,
+        host_id: HostId,
         field: impl FnOnce(&mut StoredEvidence) -> &mut Option<u64>,
         value: &T,
     ) -> bool {

@@ -13,7 +13,7 @@ use fetch::{
 use super::config::{MAX_TURN_WAIT, URL_DEADLINE};
 use super::{CrawlError, Ctx};
 use crate::normal::NormalUrl;
-use crate::store::{ClaimedUrl, HostInfo, UrlKind};
+use crate::store::{ClaimedUrl, HostId, HostInfo, UrlKind};
 
 /// A URL's final request: where it went, what the crawl knew of that host's HTTPS, and what
 /// came of it.
@@ -21,7 +21,7 @@ pub(crate) struct Sent {
     /// The URL requested (a revisit of a redirected URL: its chain's end).
     pub(crate) target: NormalUrl,
     /// The row of the URL's own host.
-    pub(crate) host_id: i64,
+    pub(crate) host_id: HostId,
     /// What was known of the target's HTTPS before (a revisit at a chain's end: the scheme
     /// it worked with).
     pub(crate) https_known: Option<bool>,

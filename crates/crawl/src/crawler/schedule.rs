@@ -14,10 +14,11 @@ use tokio::task::JoinSet;
 use super::lease::LeaseWatch;
 use super::{committer, worker, CrawlError, Ctx, EndReason, PROGRESS_REFRESH, SCHEDULER_TICK};
 use crate::event::Event;
+use crate::store::OriginId;
 
 type Workers = JoinSet<Result<(), CrawlError>>;
 /// The origin (row) each running worker holds, and its view of the lease.
-type Active = HashMap<tokio::task::Id, (i64, Arc<LeaseWatch>)>;
+type Active = HashMap<tokio::task::Id, (OriginId, Arc<LeaseWatch>)>;
 
 /// Lease due origins and work them until nothing is left (or a stop).
 pub(super) async fn schedule(ctx: &Arc<Ctx>) -> Result<EndReason, CrawlError> {
@@ -179,7 +180,7 @@ async fn refresh_progress(ctx: &Ctx) -> Result<(), CrawlError> {
 /// Renew the leases of the origins being worked; a worker whose lease another process took
 /// over stops.
 async fn renew(ctx: &Ctx, active: &Active) -> Result<(), CrawlError> {
-    let ids: Vec<i64> = active.values().map(|(id, _)| *id).collect();
+    let ids: Vec<OriginId> = active.values().map(|(id, _)| *id).collect();
     let started = tokio::time::Instant::now();
     let kept = committer::retrying(|| ctx.store.renew_origins(&ids, &ctx.holder, Timestamp::now()))
         .await?;

@@ -16,14 +16,14 @@ use super::{CrawlError, Ctx};
 use crate::event::{Event, MergeEvidence, SkipReason};
 use crate::normal::NormalUrl;
 use crate::origins::Evidence;
-use crate::store::{ClaimedUrl, Outcome, UrlState};
+use crate::store::{ClaimedUrl, OriginId, Outcome, UrlState};
 
 /// What the answer to `url`'s request (`sent`, made under origin `key`, row `origin_id`)
 /// means for it, handed to the writer with its records, the URLs it leads to and the
 /// origin's pacing.
 pub(crate) async fn settle(
     ctx: &Arc<Ctx>,
-    (key, origin_id): (&OriginKey, i64),
+    (key, origin_id): (&OriginKey, OriginId),
     url: &ClaimedUrl,
     sent: Sent,
 ) -> Result<Flow, CrawlError> {

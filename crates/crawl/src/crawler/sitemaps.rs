@@ -31,7 +31,7 @@ use super::turns::wait_for_turn;
 use super::{CrawlError, Ctx};
 use crate::normal::NormalUrl;
 use crate::site::Site;
-use crate::store::{NewUrl, UrlKind};
+use crate::store::{NewUrl, OriginId, SiteId, UrlKind};
 use sitemap::{
     parse_sitemap, Location, SitemapKind, MAX_SITEMAP_BYTES, MAX_SITEMAP_DEPTH,
     MAX_SITEMAP_FILES_PER_SITE, MAX_SITEMAP_URLS_PER_SITE,
@@ -52,7 +52,7 @@ pub const MAX_SITEMAP_TRIES: u32 = 3;
 pub(crate) async fn read_site(
     ctx: Arc<Ctx>,
     seed: NormalUrl,
-    (key, origin_id): (&OriginKey, i64),
+    (key, origin_id): (&OriginKey, OriginId),
 ) -> Result<bool, CrawlError> {
     let site = Site::of(&seed);
     let (host, events) = ctx.places.host(&seed, ctx.polite.pacer()).await?;
@@ -80,7 +80,7 @@ pub(crate) async fn read_site(
 async fn read_leased(
     ctx: &Arc<Ctx>,
     seed: NormalUrl,
-    (key, origin_id): (&OriginKey, i64),
+    (key, origin_id): (&OriginKey, OriginId),
     host: &crate::store::HostInfo,
     site: &Site,
 ) -> Result<bool, CrawlError> {
@@ -120,7 +120,7 @@ async fn read_leased(
 async fn declared_by_robots(
     ctx: &Arc<Ctx>,
     seed: NormalUrl,
-    (key, origin_id): (&OriginKey, i64),
+    (key, origin_id): (&OriginKey, OriginId),
     host: &crate::store::HostInfo,
     operation: &Operation,
 ) -> Result<(NormalUrl, Vec<NormalUrl>), CrawlError> {
@@ -168,8 +168,8 @@ struct Reading<'a> {
     /// The host's robots.txt URL, as read (its scheme says whether the host serves HTTPS).
     start: &'a NormalUrl,
     /// The origin leased, and its row.
-    origin: (&'a OriginKey, i64),
-    site_id: i64,
+    origin: (&'a OriginKey, OriginId),
+    site_id: SiteId,
     site: &'a Site,
     operation: &'a Operation,
 }
@@ -318,7 +318,7 @@ struct Read {
 async fn read_one(
     ctx: &Ctx,
     url: &NormalUrl,
-    (id, site_id): (i64, i64),
+    (id, site_id): (i64, SiteId),
     site: &Site,
     operation: &Operation,
 ) -> Result<Read, CrawlError> {
@@ -357,7 +357,7 @@ async fn read_one(
                 if let Some(hop) = &hop {
                     archive.not_modified(hop, None);
                 }
-                let r = row.clone().unwrap_or_else(|| unreachable_row(id));
+                let r = row.clone().unwrap_or_else(|| unreachable_row(id, site_id));
                 etag = etag.or(r.etag.clone());
                 last_modified = last_modified.or(r.last_modified.clone());
                 let known = ctx.store.sitemaps(site_id).await?;
@@ -472,11 +472,11 @@ async fn stored_entries(ctx: &Ctx, id: i64) -> Result<u64, CrawlError> {
     Ok(ctx.store.sitemap_entries(id).await?)
 }
 
-fn unreachable_row(id: i64) -> crate::store::SitemapRow {
+fn unreachable_row(id: i64, site_id: SiteId) -> crate::store::SitemapRow {
     crate::store::SitemapRow {
         id,
         url: String::new(),
-        site_id: 0,
+        site_id,
         depth: 0,
         fetched_at: None,
         etag: None,

@@ -19,7 +19,7 @@ use super::config::{MAX_TURN_WAIT, URL_DEADLINE};
 use super::outcome::{failure, origin_update, requests_of};
 use super::{CrawlError, Ctx};
 use crate::normal::NormalUrl;
-use crate::store::{ClaimedUrl, Outcome, UrlState};
+use crate::store::{ClaimedUrl, OriginId, Outcome, SiteId, UrlState};
 
 /// Whether a robots.txt fetch found the file unreachable (5xx, network error) or was told to
 /// back off (429).
@@ -52,10 +52,9 @@ pub(crate) async fn robots_unreachable(
         // the origin's back-off.
         pause(ctx, key);
         return Ok(Outcome {
-            id: url.id,
             state: Some(UrlState::Queued),
             attempts: url.attempts,
-            ..Outcome::default()
+            ..Outcome::of(url.id)
         });
     }
     // A redirect target's robots.txt: an attempt of this URL, whose own site is fine.
@@ -91,7 +90,7 @@ fn within_backoff_max(ctx: &Ctx, key: &OriginKey) {
 }
 
 /// The site of the host of `robots_url`, if known.
-async fn site_of(ctx: &Ctx, robots_url: &Url) -> Result<Option<i64>, CrawlError> {
+async fn site_of(ctx: &Ctx, robots_url: &Url) -> Result<Option<SiteId>, CrawlError> {
     let Some(host) = robots_url.host_str() else {
         return Ok(None);
     };
@@ -149,7 +148,7 @@ pub(crate) async fn answered(ctx: &Ctx, robots_url: &Url) -> Result<(), CrawlErr
 pub(crate) async fn probe(
     ctx: &Arc<Ctx>,
     key: &OriginKey,
-    origin_id: i64,
+    origin_id: OriginId,
 ) -> Result<bool, CrawlError> {
     let Some(key_text) = ctx.store.a_url_of_origin(origin_id).await? else {
         return Ok(false);

@@ -13,7 +13,7 @@ use super::config::{MAX_TURN_WAIT, URL_CLAIM_BATCH};
 use super::outcome::{origin_update, requeued, skipped, Flow};
 use super::{CrawlError, Ctx};
 use crate::normal::NormalUrl;
-use crate::store::{ClaimedUrl, HostInfo, OriginRow, Outcome, UrlKind, UrlState};
+use crate::store::{ClaimedUrl, HostInfo, OriginId, OriginRow, Outcome, UrlId, UrlKind, UrlState};
 
 /// Work one origin until it has no queued URLs, must wait, or the crawl stops.
 pub(crate) async fn work_origin(
@@ -51,7 +51,7 @@ pub(crate) async fn work_origin(
         let mut rest = urls.into_iter();
         while let Some(url) = rest.next() {
             if ctx.stopping() || !lease.usable() {
-                let mut back: Vec<i64> = vec![url.id];
+                let mut back: Vec<UrlId> = vec![url.id];
                 back.extend(rest.map(|u| u.id));
                 ctx.store.return_to_queue(&back).await?;
                 break 'claims;
@@ -59,17 +59,17 @@ pub(crate) async fn work_origin(
             match process(&ctx, &key, origin.id, url).await {
                 Ok(Flow::Continue) => {}
                 Ok(Flow::Yield) => {
-                    let back: Vec<i64> = rest.map(|u| u.id).collect();
+                    let back: Vec<UrlId> = rest.map(|u| u.id).collect();
                     ctx.store.return_to_queue(&back).await?;
                     break 'claims;
                 }
                 Ok(Flow::Reclaim) => {
-                    let back: Vec<i64> = rest.map(|u| u.id).collect();
+                    let back: Vec<UrlId> = rest.map(|u| u.id).collect();
                     ctx.store.return_to_queue(&back).await?;
                     continue 'claims;
                 }
                 Err(e) => {
-                    let back: Vec<i64> = rest.map(|u| u.id).collect();
+                    let back: Vec<UrlId> = rest.map(|u| u.id).collect();
                     let _ = ctx.store.return_to_queue(&back).await;
                     result = Err(e);
                     break 'claims;
@@ -106,7 +106,7 @@ fn import_pacing(ctx: &Ctx, key: &OriginKey, origin: &OriginRow) -> bool {
 }
 
 /// The origin's pacing as it is given back: complete, every request of this lease in it.
-fn release_update(ctx: &Ctx, key: &OriginKey, id: i64) -> OriginPace {
+fn release_update(ctx: &Ctx, key: &OriginKey, id: OriginId) -> OriginPace {
     let mut update = origin_update(ctx, key, id, 0, 0);
     update.snapshot.complete = true;
     update
@@ -117,7 +117,7 @@ fn release_update(ctx: &Ctx, key: &OriginKey, id: i64) -> OriginPace {
 async fn process(
     ctx: &Arc<Ctx>,
     key: &OriginKey,
-    origin_id: i64,
+    origin_id: OriginId,
     url: ClaimedUrl,
 ) -> Result<Flow, CrawlError> {
     let Ok(https_form) = NormalUrl::from_key(&url.key, true) else {
@@ -154,7 +154,7 @@ async fn process(
 /// The host of `url`, paced with origin `key` (row `origin_id`) it was claimed under.
 async fn placed(
     ctx: &Ctx,
-    (key, origin_id): (&OriginKey, i64),
+    (key, origin_id): (&OriginKey, OriginId),
     url: &NormalUrl,
 ) -> Result<HostInfo, CrawlError> {
     let (host, events) = ctx.places.host(url, ctx.polite.pacer()).await?;
@@ -174,7 +174,7 @@ async fn placed(
 /// ahead of the host's other pages, which are claimed again after them.
 async fn sitemaps_entry(
     ctx: &Arc<Ctx>,
-    (key, origin_id): (&OriginKey, i64),
+    (key, origin_id): (&OriginKey, OriginId),
     url: &ClaimedUrl,
     https_form: &NormalUrl,
     host: &HostInfo,
@@ -189,10 +189,9 @@ async fn sitemaps_entry(
         return Ok(Flow::Yield);
     }
     let done = Outcome {
-        id: url.id,
         state: Some(UrlState::Fetched),
         next_due: crate::store::NEVER,
-        ..Outcome::default()
+        ..Outcome::of(url.id)
     };
     ctx.committer
         .send(Work {

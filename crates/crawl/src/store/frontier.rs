@@ -5,7 +5,7 @@ use jiff::Timestamp;
 use sqlx::QueryBuilder;
 
 use super::places::opt_millis;
-use super::{Store, UrlKind, UrlState};
+use super::{HostId, OriginId, Store, UrlId, UrlKind, UrlState};
 use crate::store::places::HostInfo;
 
 /// Rows per multi-row `INSERT` (10 values each: well inside both backends' parameter limits).
@@ -33,11 +33,11 @@ pub struct NewUrl {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClaimedUrl {
     /// Its row.
-    pub id: i64,
+    pub id: UrlId,
     /// Its frontier key.
     pub key: String,
     /// Its host's row.
-    pub host_id: i64,
+    pub host_id: HostId,
     /// Page or media.
     pub kind: UrlKind,
     /// Failed attempts so far.
@@ -59,10 +59,10 @@ pub struct ClaimedUrl {
 }
 
 /// What a fetch (or a decision not to fetch) established about a URL.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outcome {
     /// The URL's row.
-    pub id: i64,
+    pub id: UrlId,
     /// Its new state (`Queued` again after a retryable failure).
     pub state: Option<UrlState>,
     /// Why it was skipped, disallowed or failed.
@@ -75,6 +75,22 @@ pub struct Outcome {
     pub next_due: i64,
     /// Set when a response was received and archived: replaces the stored fetch facts.
     pub fetch: Option<FetchFacts>,
+}
+
+impl Outcome {
+    /// The outcome of URL `id` that leaves it queued, no attempt counted, nothing else
+    /// said: the one the others are built on.
+    pub fn of(id: UrlId) -> Outcome {
+        Outcome {
+            id,
+            state: None,
+            reason: None,
+            attempts: 0,
+            last_error: None,
+            next_due: 0,
+            fetch: None,
+        }
+    }
 }
 
 /// The facts of one archived response.
@@ -109,7 +125,7 @@ pub struct FetchFacts {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OriginUpdate {
     /// The origin's row.
-    pub id: i64,
+    pub id: OriginId,
     /// The minimum gap.
     pub gap: std::time::Duration,
     /// When its next request may start.
@@ -136,7 +152,7 @@ pub struct Batch {
     /// Newly found URLs.
     pub new_urls: Vec<NewUrl>,
     /// Media stored: `(content_hash, url_id, content_type, bytes)`.
-    pub media: Vec<(String, i64, Option<String>, u64)>,
+    pub media: Vec<(String, UrlId, Option<String>, u64)>,
 }
 
 impl Batch {
@@ -238,7 +254,7 @@ macro_rules! write_origins {
         let mut origins: Vec<&OriginUpdate> = $origins.iter().collect();
         origins.sort_by_key(|o| o.id);
         if !origins.is_empty() && $postgres {
-            let ids: Vec<i64> = origins.iter().map(|o| o.id).collect();
+            let ids: Vec<OriginId> = origins.iter().map(|o| o.id).collect();
             sqlx::query(&super::pacing::lock_sql(&ids))
                 .persistent(false)
                 .execute(&mut *$tx)
@@ -261,11 +277,11 @@ macro_rules! write_origins {
 macro_rules! follow_merged_origins {
     ($tx:ident, $new_urls:expr) => {
         if !$new_urls.is_empty() {
-            let mut ids: Vec<i64> = $new_urls.iter().map(|u| u.host.origin_id).collect();
+            let mut ids: Vec<OriginId> = $new_urls.iter().map(|u| u.host.origin_id).collect();
             ids.sort_unstable();
             ids.dedup();
             let list = super::id_list(&ids);
-            let merged: Vec<(i64, i64)> = sqlx::query_as(&format!(
+            let merged: Vec<(OriginId, OriginId)> = sqlx::query_as(&format!(
                 "SELECT id, merged_into FROM crawl_origins WHERE id IN ({list}) AND merged_into IS NOT NULL"
             ))
             .persistent(false)
@@ -326,7 +342,11 @@ impl Store {
 
     /// Claim up to `limit` queued URLs of an origin this process has leased (sitemap URLs
     /// first, then in the order found); they become in flight.
-    pub async fn claim_urls(&self, origin_id: i64, limit: u32) -> Result<Vec<ClaimedUrl>, DbError> {
+    pub async fn claim_urls(
+        &self,
+        origin_id: OriginId,
+        limit: u32,
+    ) -> Result<Vec<ClaimedUrl>, DbError> {
         self.claim_urls_skipping(origin_id, limit, &[]).await
     }
 
@@ -334,9 +354,9 @@ impl Store {
     /// exclusion, `crate::control`).
     pub async fn claim_urls_skipping(
         &self,
-        origin_id: i64,
+        origin_id: OriginId,
         limit: u32,
-        skip: &[i64],
+        skip: &[HostId],
     ) -> Result<Vec<ClaimedUrl>, DbError> {
         const SQL: &str = "UPDATE crawl_urls SET state = 1 WHERE id IN (SELECT id FROM crawl_urls \
                    WHERE origin_id = $1 AND state = 0 ORDER BY priority, id LIMIT $2) \
@@ -353,9 +373,9 @@ impl Store {
         });
         let sql = skipping.as_deref().unwrap_or(SQL);
         type Row = (
-            i64,
+            UrlId,
             String,
-            i64,
+            HostId,
             i16,
             i32,
             Option<String>,
@@ -398,7 +418,7 @@ impl Store {
     }
 
     /// Put URLs back in the queue (a clean stop with requests not made).
-    pub async fn return_to_queue(&self, ids: &[i64]) -> Result<(), DbError> {
+    pub async fn return_to_queue(&self, ids: &[UrlId]) -> Result<(), DbError> {
         if ids.is_empty() {
             return Ok(());
         }
@@ -455,7 +475,7 @@ impl Store {
 
     /// Give up every queued URL of a site with `reason` (its robots.txt stayed unreachable);
     /// returns how many.
-    pub async fn fail_site(&self, site_id: i64, reason: &str) -> Result<u64, DbError> {
+    pub async fn fail_site(&self, site_id: super::SiteId, reason: &str) -> Result<u64, DbError> {
         let sql = "UPDATE crawl_urls SET state = 3, reason = $1, last_error = $1 WHERE site_id = $2 AND state IN (0, 1)";
         with_pool!(&self.db, pool => sqlx::query(sql).bind(reason).bind(site_id).execute(pool).await.map(|r| r.rows_affected()))
             .map_err(DbError::query("give up a site"))

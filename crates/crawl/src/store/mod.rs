@@ -20,6 +20,7 @@
 //! before committing it: a URL's state is committed only after its WARC record is written.
 
 mod frontier;
+mod ids;
 mod outcomes;
 mod pacing;
 mod places;
@@ -31,6 +32,7 @@ use std::time::Duration;
 use db::{Db, DbError, DbTarget, Holder};
 
 pub use frontier::{Batch, ClaimedUrl, FetchFacts, NewUrl, OriginUpdate, Outcome};
+pub use ids::{HostId, OriginId, SiteId, UrlId};
 pub use places::{HostEvidence, HostInfo, OriginRow};
 pub use schema::CRAWL_SCHEMA;
 pub use side::{MediaRow, OriginStatus, Progress, SitemapRow, StatusReport};
@@ -194,6 +196,6 @@ impl Store {
 /// for a multi-row `VALUES` is tens of kilobytes. heaptrack showed 35 MB of such programs,
 /// hardly ever run twice, in the peak heap of a 15,000-page crawl. A full chunk (always the
 /// same text) stays prepared: re-preparing those cost 5 % CPU per page.
-pub(crate) fn id_list(ids: &[i64]) -> String {
-    ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
+pub(crate) fn id_list<Id: std::fmt::Display>(ids: &[Id]) -> String {
+    ids.iter().map(Id::to_string).collect::<Vec<_>>().join(",")
 }

@@ -33,7 +33,7 @@ const SET_RESPONSE: &str = ", fetched_at = v.fetched_at, status = v.status, etag
 /// a response. Chunks when every URL comes once; else one statement per outcome, in order
 /// (a statement updating a row twice would keep either value; in order, the last wins).
 pub(crate) fn statements(outcomes: &[Outcome]) -> Vec<(Vec<&Outcome>, bool)> {
-    let mut ids: Vec<i64> = outcomes.iter().map(|o| o.id).collect();
+    let mut ids: Vec<super::UrlId> = outcomes.iter().map(|o| o.id).collect();
     ids.sort_unstable();
     if ids.windows(2).any(|w| w[0] == w[1]) {
         return outcomes
@@ -102,13 +102,12 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::FetchFacts;
+    use crate::store::{FetchFacts, UrlId};
 
     fn outcome(id: i64, fetched: bool) -> Outcome {
         Outcome {
-            id,
             fetch: fetched.then(FetchFacts::default),
-            ..Outcome::default()
+            ..Outcome::of(UrlId::of_row(id))
         }
     }
 
@@ -133,7 +132,7 @@ mod tests {
     fn statements_of(outcomes: &[Outcome]) -> Vec<(Vec<i64>, bool)> {
         statements(outcomes)
             .into_iter()
-            .map(|(rows, w)| (rows.iter().map(|o| o.id).collect(), w))
+            .map(|(rows, w)| (rows.iter().map(|o| o.id.row()).collect(), w))
             .collect()
     }
 }

@@ -22,7 +22,7 @@ use super::OriginUpdate;
 pub(crate) const PACING_CHUNK: usize = 256;
 
 /// The statement that locks `ids` (sorted) in id order on PostgreSQL.
-pub(crate) fn lock_sql(ids: &[i64]) -> String {
+pub(crate) fn lock_sql(ids: &[super::OriginId]) -> String {
     let list = super::id_list(ids);
     format!("SELECT id FROM crawl_origins WHERE id IN ({list}) ORDER BY id FOR UPDATE")
 }
@@ -71,7 +71,7 @@ mod tests {
     #[test]
     fn the_lock_takes_rows_in_id_order() {
         assert_eq!(
-            lock_sql(&[2, 5, 9]),
+            lock_sql(&[2, 5, 9].map(super::super::OriginId::of_row)),
             "SELECT id FROM crawl_origins WHERE id IN (2,5,9) ORDER BY id FOR UPDATE"
         );
     }

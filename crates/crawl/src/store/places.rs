@@ -6,7 +6,7 @@ use db::{from_millis, millis, with_pool, write_tx, DbError, Holder, Lease, Lease
 use jiff::Timestamp;
 use sqlx::Row;
 
-use super::Store;
+use super::{HostId, OriginId, SiteId, Store};
 use crate::origins::OriginName;
 
 const ORIGINS: LeaseTable = LeaseTable {
@@ -18,11 +18,11 @@ const ORIGINS: LeaseTable = LeaseTable {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HostInfo {
     /// The host's row.
-    pub host_id: i64,
+    pub host_id: HostId,
     /// Its origin's row.
-    pub origin_id: i64,
+    pub origin_id: OriginId,
     /// Its site's row.
-    pub site_id: i64,
+    pub site_id: SiteId,
     /// Whether HTTPS works on it (`None`: not tried yet).
     pub https: Option<bool>,
     /// Its `Crawl-delay` for JittyBot, when it has one.
@@ -43,7 +43,7 @@ pub type HostEvidence = (
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OriginRow {
     /// Its row.
-    pub id: i64,
+    pub id: OriginId,
     /// Its name.
     pub name: OriginName,
     /// The minimum gap between two request starts.
@@ -95,9 +95,9 @@ pub const MAX_MERGE_CHAIN: usize = 64;
 /// transaction `$tx` (a macro: the body compiles once per backend, as in `write_tx!`).
 macro_rules! live_origin {
     ($tx:ident, $id:expr) => {{
-        let mut id: i64 = $id;
+        let mut id: OriginId = $id;
         for _ in 0..MAX_MERGE_CHAIN {
-            let next: Option<i64> =
+            let next: Option<OriginId> =
                 sqlx::query_scalar("SELECT merged_into FROM crawl_origins WHERE id = $1")
                     .bind(id)
                     .fetch_one(&mut *$tx)
@@ -114,7 +114,7 @@ macro_rules! live_origin {
 
 impl Store {
     /// The site row of `domain`, created if new; `seed` marks it as a site the crawl covers.
-    pub async fn ensure_site(&self, domain: &str, seed: bool) -> Result<i64, DbError> {
+    pub async fn ensure_site(&self, domain: &str, seed: bool) -> Result<SiteId, DbError> {
         let sql = "INSERT INTO crawl_sites (domain, seed) VALUES ($1, $2) ON CONFLICT (domain) \
                    DO UPDATE SET seed = CASE WHEN excluded.seed = 1 THEN 1 ELSE crawl_sites.seed END \
                    RETURNING id";
@@ -139,7 +139,7 @@ impl Store {
         &self,
         name: &str,
         origin: &OriginName,
-        site_id: i64,
+        site_id: SiteId,
     ) -> Result<HostInfo, DbError> {
         self.ensure_host_at(name, origin, site_id, None).await
     }
@@ -153,7 +153,7 @@ impl Store {
         &self,
         name: &str,
         origin: &OriginName,
-        site_id: i64,
+        site_id: SiteId,
         addresses: Option<&str>,
     ) -> Result<HostInfo, DbError> {
         if let Some(info) = self.host(name).await? {
@@ -165,7 +165,7 @@ impl Store {
                 .execute(&mut *tx)
                 .await
                 .map_err(DbError::query("insert origin"))?;
-            let (id, merged): (i64, Option<i64>) =
+            let (id, merged): (OriginId, Option<OriginId>) =
                 sqlx::query_as("SELECT id, merged_into FROM crawl_origins WHERE name = $1")
                     .bind(&origin.0)
                     .fetch_one(&mut *tx)
@@ -202,7 +202,7 @@ impl Store {
     pub async fn host(&self, name: &str) -> Result<Option<HostInfo>, DbError> {
         let sql =
             "SELECT id, origin_id, site_id, https, crawl_delay_ms FROM crawl_hosts WHERE name = $1";
-        type Row = (i64, i64, i64, Option<i16>, Option<i64>);
+        type Row = (HostId, OriginId, SiteId, Option<i16>, Option<i64>);
         let row: Option<Row> =
             with_pool!(&self.db, pool => sqlx::query_as(sql).bind(name).fetch_optional(pool).await)
                 .map_err(DbError::query("read host"))?;
@@ -220,7 +220,7 @@ impl Store {
     }
 
     /// Remember whether HTTPS works on a host.
-    pub async fn set_host_https(&self, host_id: i64, works: bool) -> Result<(), DbError> {
+    pub async fn set_host_https(&self, host_id: HostId, works: bool) -> Result<(), DbError> {
         let sql = "UPDATE crawl_hosts SET https = $1 WHERE id = $2";
         with_pool!(&self.db, pool => sqlx::query(sql).bind(i16::from(works)).bind(host_id).execute(pool).await.map(drop))
             .map_err(DbError::query("set host https"))
@@ -229,7 +229,7 @@ impl Store {
     /// Remember a host's `Crawl-delay` (or its absence).
     pub async fn set_crawl_delay(
         &self,
-        host_id: i64,
+        host_id: HostId,
         delay: Option<Duration>,
     ) -> Result<(), DbError> {
         let ms = delay.map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
@@ -242,7 +242,7 @@ impl Store {
     /// backend ids), so every process can rebuild the same origin model.
     pub async fn set_host_evidence(
         &self,
-        host_id: i64,
+        host_id: HostId,
         addresses: Option<&str>,
         tls_sha256: Option<&str>,
         backends: Option<&str>,
@@ -277,7 +277,7 @@ impl Store {
         absorbed: &OriginName,
         into: &OriginName,
         merging: &Holder,
-    ) -> Result<i64, DbError> {
+    ) -> Result<OriginId, DbError> {
         let now = millis(Timestamp::now());
         let id = write_tx!(&self.db, tx => {
             sqlx::query("INSERT INTO crawl_origins (name) VALUES ($1) ON CONFLICT (name) DO NOTHING")
@@ -285,13 +285,13 @@ impl Store {
                 .execute(&mut *tx)
                 .await
                 .map_err(DbError::query("insert origin"))?;
-            let into_id: i64 = sqlx::query_scalar("SELECT id FROM crawl_origins WHERE name = $1")
+            let into_id: OriginId = sqlx::query_scalar("SELECT id FROM crawl_origins WHERE name = $1")
                 .bind(&into.0)
                 .fetch_one(&mut *tx)
                 .await
                 .map_err(DbError::query("read origin"))?;
             let into_id = live_origin!(tx, into_id);
-            let from: Option<i64> =
+            let from: Option<OriginId> =
                 sqlx::query_scalar("SELECT id FROM crawl_origins WHERE name = $1")
                     .bind(&absorbed.0)
                     .fetch_optional(&mut *tx)
@@ -364,7 +364,7 @@ impl Store {
         holder: &Holder,
         now: Timestamp,
         limit: u32,
-        except: &[i64],
+        except: &[OriginId],
     ) -> Result<Vec<OriginRow>, DbError> {
         let lease = Lease {
             holder,
@@ -413,21 +413,24 @@ impl Store {
     /// Renew `holder`'s leases on origins; returns the ids still held.
     pub async fn renew_origins(
         &self,
-        ids: &[i64],
+        ids: &[OriginId],
         holder: &Holder,
         now: Timestamp,
-    ) -> Result<Vec<i64>, DbError> {
+    ) -> Result<Vec<OriginId>, DbError> {
         let lease = Lease {
             holder,
             now,
             ttl: self.origin_lease,
         };
-        self.db.renew(ORIGINS, ids, &lease).await
+        let rows: Vec<i64> = ids.iter().map(|id| id.row()).collect();
+        let held = self.db.renew(ORIGINS, &rows, &lease).await?;
+        Ok(held.into_iter().map(OriginId::of_row).collect())
     }
 
     /// Give back origin leases at once (their pacing state was committed before).
-    pub async fn release_origins(&self, ids: &[i64], holder: &Holder) -> Result<(), DbError> {
-        self.db.release(ORIGINS, ids, holder).await
+    pub async fn release_origins(&self, ids: &[OriginId], holder: &Holder) -> Result<(), DbError> {
+        let rows: Vec<i64> = ids.iter().map(|id| id.row()).collect();
+        self.db.release(ORIGINS, &rows, holder).await
     }
 
     /// Work left for the crawl: URLs queued or in flight, and the earliest next start of an
@@ -454,7 +457,7 @@ impl Store {
     }
 
     /// One origin by id.
-    pub async fn origin(&self, id: i64) -> Result<Option<OriginRow>, DbError> {
+    pub async fn origin(&self, id: OriginId) -> Result<Option<OriginRow>, DbError> {
         let sql = format!("SELECT {ORIGIN_COLUMNS} FROM crawl_origins WHERE id = $1");
         with_pool!(&self.db, pool => sqlx::query(&sql)
             .bind(id)

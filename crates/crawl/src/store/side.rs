@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use db::{millis, with_pool, DbError};
 use jiff::Timestamp;
 
-use super::{Store, UrlState};
+use super::{HostId, OriginId, SiteId, Store, UrlId, UrlState};
 
 /// A sitemap known for a site.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -16,7 +16,7 @@ pub struct SitemapRow {
     /// Its URL.
     pub url: String,
     /// Its site's row.
-    pub site_id: i64,
+    pub site_id: SiteId,
     /// 0 for one declared in robots.txt (or `/sitemap.xml`), +1 per index level.
     pub depth: u32,
     /// When it was last read.
@@ -33,7 +33,7 @@ pub struct MediaRow {
     /// The content hash.
     pub content_hash: String,
     /// The URL first stored under it.
-    pub url_id: i64,
+    pub url_id: UrlId,
 }
 
 /// Origins by state, URLs by state, totals: what `crawl-status` prints.
@@ -95,7 +95,7 @@ impl Store {
 
     /// Count one more failed robots.txt request in a row for a site (5xx, network error,
     /// 429); returns the count.
-    pub async fn site_robots_failed(&self, site_id: i64) -> Result<u32, DbError> {
+    pub async fn site_robots_failed(&self, site_id: SiteId) -> Result<u32, DbError> {
         let sql = "UPDATE crawl_sites SET robots_failures = robots_failures + 1 WHERE id = $1 \
                    RETURNING robots_failures";
         let n: Option<i32> = with_pool!(&self.db, pool => sqlx::query_scalar(sql).bind(site_id).fetch_optional(pool).await)
@@ -114,7 +114,7 @@ impl Store {
     }
 
     /// A site's robots.txt answered: its run of failures ends.
-    pub async fn site_robots_ok(&self, site_id: i64) -> Result<(), DbError> {
+    pub async fn site_robots_ok(&self, site_id: SiteId) -> Result<(), DbError> {
         let sql =
             "UPDATE crawl_sites SET robots_failures = 0 WHERE id = $1 AND robots_failures <> 0";
         with_pool!(&self.db, pool => sqlx::query(sql).bind(site_id).execute(pool).await.map(drop))
@@ -136,7 +136,12 @@ impl Store {
     }
 
     /// Record a sitemap of a site (known ones keep their state); returns its row id.
-    pub async fn add_sitemap(&self, url: &str, site_id: i64, depth: u32) -> Result<i64, DbError> {
+    pub async fn add_sitemap(
+        &self,
+        url: &str,
+        site_id: SiteId,
+        depth: u32,
+    ) -> Result<i64, DbError> {
         let sql = "INSERT INTO crawl_sitemaps (url, site_id, depth) VALUES ($1, $2, $3) \
                    ON CONFLICT (url) DO UPDATE SET depth = CASE WHEN excluded.depth < crawl_sitemaps.depth \
                    THEN excluded.depth ELSE crawl_sitemaps.depth END RETURNING id";
@@ -150,7 +155,7 @@ impl Store {
     }
 
     /// The sitemaps of a site.
-    pub async fn sitemaps(&self, site_id: i64) -> Result<Vec<SitemapRow>, DbError> {
+    pub async fn sitemaps(&self, site_id: SiteId) -> Result<Vec<SitemapRow>, DbError> {
         let sql = format!("{SITEMAP_SELECT} WHERE site_id = $1 ORDER BY depth, id");
         let rows: Vec<SitemapColumns> =
             with_pool!(&self.db, pool => sqlx::query_as(&sql).bind(site_id).fetch_all(pool).await)
@@ -207,7 +212,7 @@ impl Store {
     /// a usable one, and when they were read.
     pub async fn site_sitemap_state(
         &self,
-        site_id: i64,
+        site_id: SiteId,
     ) -> Result<(Option<bool>, Option<Timestamp>), DbError> {
         let sql = "SELECT sitemap_state, sitemaps_read_at FROM crawl_sites WHERE id = $1";
         let row: Option<(i16, Option<i64>)> =
@@ -222,7 +227,7 @@ impl Store {
     /// A site's domain, whether it is a seed site, and when its sitemaps were last read.
     pub async fn site_info(
         &self,
-        site_id: i64,
+        site_id: SiteId,
     ) -> Result<Option<(String, bool, Option<Timestamp>)>, DbError> {
         let sql = "SELECT domain, seed, sitemaps_read_at FROM crawl_sites WHERE id = $1";
         let row: Option<(String, i16, Option<i64>)> =
@@ -235,7 +240,7 @@ impl Store {
     /// they gave.
     pub async fn set_site_sitemaps(
         &self,
-        site_id: i64,
+        site_id: SiteId,
         usable: bool,
         at: Timestamp,
         urls: u64,
@@ -258,8 +263,8 @@ impl Store {
     /// Returns whether the site has a usable sitemap.
     pub async fn set_host_sitemaps(
         &self,
-        host_id: i64,
-        site_id: i64,
+        host_id: HostId,
+        site_id: SiteId,
         at: Timestamp,
         urls: u64,
     ) -> Result<bool, DbError> {
@@ -302,7 +307,7 @@ impl Store {
 
     /// The key of the queued URL of an origin claimed next (to probe its host: the one held
     /// back), if any.
-    pub async fn a_url_of_origin(&self, origin_id: i64) -> Result<Option<String>, DbError> {
+    pub async fn a_url_of_origin(&self, origin_id: OriginId) -> Result<Option<String>, DbError> {
         let sql = "SELECT key FROM crawl_urls WHERE origin_id = $1 AND state IN (0, 1) ORDER BY priority, id LIMIT 1";
         with_pool!(&self.db, pool => sqlx::query_scalar(sql).bind(origin_id).fetch_optional(pool).await)
             .map_err(DbError::query("read a URL of an origin"))
@@ -311,7 +316,7 @@ impl Store {
     /// A stored media file with these bytes, if any.
     pub async fn media(&self, content_hash: &str) -> Result<Option<MediaRow>, DbError> {
         let sql = "SELECT content_hash, url_id FROM crawl_media WHERE content_hash = $1";
-        let row: Option<(String, i64)> =
+        let row: Option<(String, UrlId)> =
             with_pool!(&self.db, pool => sqlx::query_as(sql).bind(content_hash).fetch_optional(pool).await)
                 .map_err(DbError::query("read media"))?;
         Ok(row.map(|(content_hash, url_id)| MediaRow {
@@ -423,7 +428,7 @@ impl Store {
 type SitemapColumns = (
     i64,
     String,
-    i64,
+    SiteId,
     i32,
     Option<i64>,
     Option<String>,
