@@ -5,8 +5,8 @@ use std::time::Duration;
 use crawl::normal::NormalUrl;
 use crawl::origins::OriginName;
 use crawl::store::{
-    Batch, FetchFacts, NewUrl, OriginId, OriginUpdate, Outcome, Store, UrlId, UrlKind, UrlState,
-    NEVER,
+    Batch, Due, FetchFacts, NewUrl, OriginId, OriginUpdate, Outcome, Store, UrlId, UrlKind,
+    UrlState,
 };
 use db::testing::on_both_backends;
 use db::{DbTarget, Holder};
@@ -47,7 +47,7 @@ async fn queue(
     info
 }
 
-fn fetched(id: UrlId, at: Timestamp, next_due: i64) -> Outcome {
+fn fetched(id: UrlId, at: Timestamp, next_due: Due) -> Outcome {
     Outcome {
         state: Some(UrlState::Fetched),
         next_due,
@@ -86,7 +86,7 @@ async fn urls_flow_from_queue_to_fetched_once() {
         assert!(store.claim_urls(o.id, 10).await.unwrap().is_empty());
         let mut batch = Batch::default();
         for u in first.iter().chain(&rest) {
-            batch.outcomes.push(fetched(u.id, t0(), NEVER));
+            batch.outcomes.push(fetched(u.id, t0(), Due::Never));
         }
         batch.origins.push(OriginUpdate {
             id: o.id,
@@ -206,7 +206,10 @@ async fn sitemap_lastmod_decides_revisits() {
         assert_eq!(keys, ["//s.test/a", "//s.test/b", "//s.test/link"]);
         assert!(urls[0].in_sitemap && urls[0].lastmod == Some(jan));
         let batch = Batch {
-            outcomes: urls.iter().map(|u| fetched(u.id, t0(), NEVER)).collect(),
+            outcomes: urls
+                .iter()
+                .map(|u| fetched(u.id, t0(), Due::Never))
+                .collect(),
             ..Batch::default()
         };
         store.commit(&batch, &me).await.unwrap();
@@ -234,7 +237,7 @@ async fn sitemap_lastmod_decides_revisits() {
         assert!(link.is_empty());
         let due = t0() + SignedDuration::from_secs(7 * 86400);
         let b = Batch {
-            outcomes: vec![fetched(again[0].id, t0(), db::millis(due))],
+            outcomes: vec![fetched(again[0].id, t0(), Due::At(due))],
             ..Batch::default()
         };
         store.commit(&b, &me).await.unwrap();
@@ -247,7 +250,7 @@ async fn sitemap_lastmod_decides_revisits() {
             0
         );
         // This run's interval decides: a shorter one makes the page due sooner. URLs that
-        // are never revisited by time (sitemap lastmod, media: next_due NEVER) stay put.
+        // are never revisited by time (sitemap lastmod, media: `Due::Never`) stay put.
         let day = std::time::Duration::from_secs(86400);
         assert_eq!(
             store
@@ -264,12 +267,8 @@ async fn sitemap_lastmod_decides_revisits() {
             1
         );
         assert_eq!(st("//s.test/b").await, UrlState::Queued);
-        assert_eq!(
-            st("//s.test/link").await,
-            UrlState::Fetched,
-            "next_due NEVER"
-        );
-        assert_eq!(st("//s.test/a").await, UrlState::Fetched, "next_due NEVER");
+        assert_eq!(st("//s.test/link").await, UrlState::Fetched, "due never");
+        assert_eq!(st("//s.test/a").await, UrlState::Fetched, "due never");
     })
     .await;
 }

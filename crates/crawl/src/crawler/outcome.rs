@@ -63,7 +63,7 @@ pub(crate) fn skipped(url: &ClaimedUrl, state: UrlState, reason: String) -> Outc
         state: Some(state),
         reason: Some(reason),
         attempts: url.attempts,
-        next_due: crate::store::NEVER,
+        next_due: crate::store::Due::Never,
         ..Outcome::of(url.id)
     }
 }
@@ -89,7 +89,7 @@ pub(crate) fn failure(ctx: &Ctx, url: &ClaimedUrl, error: &str) -> Outcome {
         reason: given_up.then(|| format!("gave up after {attempts} attempts")),
         attempts,
         last_error: Some(error.to_string()),
-        next_due: 0,
+        next_due: crate::store::Due::Now,
         fetch: None,
     }
 }

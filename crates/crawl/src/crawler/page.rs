@@ -15,7 +15,7 @@ use super::{CrawlError, Ctx};
 use crate::event::Event;
 use crate::html;
 use crate::normal::NormalUrl;
-use crate::store::{ClaimedUrl, FetchFacts, NewUrl, Outcome, UrlId, UrlKind, UrlState, NEVER};
+use crate::store::{ClaimedUrl, Due, FetchFacts, NewUrl, Outcome, UrlId, UrlKind, UrlState};
 
 /// What a response adds to the crawl.
 #[derive(Debug, Default)]
@@ -127,12 +127,15 @@ async fn extracted(
 /// When a fetched URL is due again: a media file never (fetched once: "we have not already
 /// stored it"), nor a listed URL with a `lastmod` (it waits for a newer one); any other
 /// `--revisit-after` after this fetch.
-fn next_due(ctx: &Ctx, url: &ClaimedUrl, hop: &HopRecord) -> i64 {
+fn next_due(ctx: &Ctx, url: &ClaimedUrl, hop: &HopRecord) -> Due {
     if url.kind == UrlKind::Media || (url.in_sitemap && url.lastmod.is_some()) {
-        NEVER
+        Due::Never
     } else {
-        let after = i64::try_from(ctx.config.revisit_after.as_millis()).unwrap_or(i64::MAX);
-        db::millis(hop.sent_at).saturating_add(after)
+        // Saturated at the latest time: still revisited by time (a later run's shorter
+        // `--revisit-after` decides), unlike `Due::Never`.
+        let after = jiff::SignedDuration::try_from(ctx.config.revisit_after)
+            .unwrap_or(jiff::SignedDuration::MAX);
+        Due::At(hop.sent_at.checked_add(after).unwrap_or(Timestamp::MAX))
     }
 }
 

@@ -190,7 +190,7 @@ async fn sitemaps_entry(
     }
     let done = Outcome {
         state: Some(UrlState::Fetched),
-        next_due: crate::store::NEVER,
+        next_due: crate::store::Due::Never,
         ..Outcome::of(url.id)
     };
     ctx.committer

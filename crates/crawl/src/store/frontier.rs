@@ -58,6 +58,37 @@ pub struct ClaimedUrl {
     pub redirects: Option<String>,
 }
 
+/// When a URL is due again.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Due {
+    /// Already: its state alone decides (a URL back in the queue, or given up).
+    #[default]
+    Now,
+    /// For a revisit, at this time (kept for the status: the run's `--revisit-after`
+    /// decides, see [`Store::requeue_due`]).
+    At(Timestamp),
+    /// Not until something queues it again: a media file (fetched once) or a sitemap URL
+    /// with a `lastmod` (only a newer `lastmod` brings it back).
+    Never,
+}
+
+/// How [`Due::Never`] is stored: the largest time rather than `NULL`, because the column is
+/// `NOT NULL` in every store already written, and the largest value sorts after every real
+/// time, so a "due by then" comparison needs no `NULL` case. It never leaves the store.
+const NEVER_DUE: i64 = i64::MAX;
+
+impl Due {
+    /// The stored `next_due` (ms): the Unix epoch for [`Due::Now`], [`NEVER_DUE`] for
+    /// [`Due::Never`].
+    pub(super) fn stored(self) -> i64 {
+        match self {
+            Due::Now => 0,
+            Due::At(t) => millis(t),
+            Due::Never => NEVER_DUE,
+        }
+    }
+}
+
 /// What a fetch (or a decision not to fetch) established about a URL.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outcome {
@@ -71,8 +102,8 @@ pub struct Outcome {
     pub attempts: u32,
     /// The last error, if the attempt failed.
     pub last_error: Option<String>,
-    /// When it is due again (ms; [`super::NEVER`] for never).
-    pub next_due: i64,
+    /// When it is due again.
+    pub next_due: Due,
     /// Set when a response was received and archived: replaces the stored fetch facts.
     pub fetch: Option<FetchFacts>,
 }
@@ -87,7 +118,7 @@ impl Outcome {
             reason: None,
             attempts: 0,
             last_error: None,
-            next_due: 0,
+            next_due: Due::Now,
             fetch: None,
         }
     }
@@ -430,7 +461,7 @@ impl Store {
 
     /// Queue again every fetched URL due for a revisit by `now`; returns how many.
     ///
-    /// A URL revisited by time (its `next_due` is not [`super::NEVER`]: not media, not a
+    /// A URL revisited by time (its `next_due` is not [`Due::Never`]: not media, not a
     /// sitemap URL with a `lastmod`) is due once `revisit_after` has passed since its last
     /// fetch, by *this* run's `--revisit-after`: the interval the operator gives now
     /// decides, not the one of the run that fetched it (its `next_due`, kept for status).
@@ -444,7 +475,7 @@ impl Store {
         let sql = "UPDATE crawl_urls SET state = 0 WHERE state = 2 AND next_due <> $1 \
                    AND fetched_at <= $2";
         with_pool!(&self.db, pool => sqlx::query(sql)
-            .bind(super::NEVER)
+            .bind(NEVER_DUE)
             .bind(fetched_by)
             .execute(pool)
             .await

@@ -31,7 +31,7 @@ use std::time::Duration;
 
 use db::{Db, DbError, DbTarget, Holder};
 
-pub use frontier::{Batch, ClaimedUrl, FetchFacts, NewUrl, OriginUpdate, Outcome};
+pub use frontier::{Batch, ClaimedUrl, Due, FetchFacts, NewUrl, OriginUpdate, Outcome};
 pub use ids::{HostId, OriginId, SiteId, UrlId};
 pub use places::{HostEvidence, HostInfo, OriginRow};
 pub use schema::CRAWL_SCHEMA;
@@ -39,10 +39,6 @@ pub use side::{MediaRow, OriginStatus, Progress, SitemapRow, StatusReport};
 
 /// How long an origin lease lasts unless renewed. The crawler renews every third of it.
 pub const ORIGIN_LEASE: Duration = Duration::from_secs(30);
-
-/// A `next_due` meaning "not until something re-queues it" (a sitemap URL with a `lastmod`:
-/// only a newer `lastmod` brings it back).
-pub const NEVER: i64 = i64::MAX;
 
 /// A URL's state in the frontier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]

@@ -77,7 +77,7 @@ where
             .push_bind(o.reason.as_deref())
             .push_bind(i32::try_from(o.attempts).unwrap_or(i32::MAX))
             .push_bind(o.last_error.as_deref())
-            .push_bind(o.next_due)
+            .push_bind(o.next_due.stored())
             .push_bind(f.map(|f| db::millis(f.fetched_at)))
             .push_bind(f.map(|f| i32::from(f.status.as_u16())))
             .push_bind(f.and_then(|f| f.etag.as_deref()))
