@@ -105,8 +105,70 @@ pub struct GateResponse {
 pub enum Decision {
     /// The request was made (by the caller's own pipeline): its response goes to the page.
     Allow(GateResponse),
-    /// Not made; the page sees a failed request.
-    Deny(String),
+    /// Not made (or made and failed); the page sees a failed request.
+    Deny(DenyReason),
+}
+
+/// Why the gate gave the page no response.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DenyReason {
+    /// The pipeline did not request `url` (the request's, or a redirect target's): its
+    /// robots.txt disallows it or cannot be read, the origin gave no turn in time, a redirect
+    /// left the scope, or the URL cannot be fetched.
+    NotRequested {
+        /// The URL not requested.
+        url: Url,
+        /// Why, as the pipeline says.
+        reason: fetch::SkipReason,
+    },
+    /// The request was made and failed (connection, protocol, body).
+    Failed {
+        /// The pipeline's error, with its causes, on one line.
+        message: String,
+    },
+    /// The page's time budget was spent before the request could start.
+    TimeBudget,
+    /// The page's sub-requests had read their byte budget
+    /// ([`crate::polite_gate::PAGE_BYTE_BUDGET`]).
+    ByteBudget,
+    /// Media (an image, audio, video) are not fetched for the browser: the caller's media
+    /// pipeline fetches them once, under its own rules.
+    MediaElsewhere,
+    /// Outside what the caller crawls.
+    OutOfScope,
+}
+
+impl std::fmt::Display for DenyReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DenyReason::NotRequested { url, reason } => {
+                write!(f, "not requested: {url}: ")?;
+                match reason {
+                    fetch::SkipReason::Disallowed {
+                        robots_url,
+                        line,
+                        rule,
+                    } => write!(f, "disallowed by {robots_url} line {line} ({rule})"),
+                    fetch::SkipReason::RobotsUnreachable { robots_url, source } => {
+                        write!(f, "{robots_url} not usable ({source:?})")
+                    }
+                    fetch::SkipReason::Pacing(skip) => write!(f, "no turn of the origin: {skip:?}"),
+                    fetch::SkipReason::OutOfScope => write!(f, "a redirect out of scope"),
+                    fetch::SkipReason::NotFetchable => write!(f, "not an http(s) URL with a host"),
+                }
+            }
+            DenyReason::Failed { message } => write!(f, "failed: {message}"),
+            DenyReason::TimeBudget => write!(f, "the page's time budget ran out"),
+            DenyReason::ByteBudget => write!(f, "the page's byte budget is spent"),
+            DenyReason::MediaElsewhere => {
+                write!(
+                    f,
+                    "media go to the crawler's media pipeline (fetched once, stored)"
+                )
+            }
+            DenyReason::OutOfScope => write!(f, "out of the crawl's scope"),
+        }
+    }
 }
 
 /// Decides every request a rendered page makes (other than the page's own document, which
@@ -133,5 +195,27 @@ mod tests {
         assert!(ResourceKind::Media.is_media());
         assert!(!ResourceKind::Script.is_media());
         assert!(!ResourceKind::Font.is_media());
+    }
+
+    #[test]
+    fn deny_reasons_read_as_text() {
+        let url = Url::parse("https://a.test/x").unwrap();
+        let robots_url = Url::parse("https://a.test/robots.txt").unwrap();
+        let disallowed = DenyReason::NotRequested {
+            url,
+            reason: fetch::SkipReason::Disallowed {
+                robots_url,
+                line: 2,
+                rule: "Disallow: /x".into(),
+            },
+        };
+        assert_eq!(
+            disallowed.to_string(),
+            "not requested: https://a.test/x: disallowed by https://a.test/robots.txt line 2 (Disallow: /x)"
+        );
+        assert_eq!(
+            DenyReason::ByteBudget.to_string(),
+            "the page's byte budget is spent"
+        );
     }
 }

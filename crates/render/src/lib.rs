@@ -30,7 +30,9 @@ use url::Url;
 
 pub use browser::{find_chromium, Renderer, CLOSED_PROXY};
 pub use dom::{DomFacts, DomLink, RobotsMeta};
-pub use gate::{Decision, GateResponse, RequestGate, ResourceKind, SubMethod, SubRequest};
+pub use gate::{
+    Decision, DenyReason, GateResponse, RequestGate, ResourceKind, SubMethod, SubRequest,
+};
 pub use polite_gate::{GateRecord, PoliteGate, PoliteSource};
 pub use pool::{pool_size, retirements, BrowserPool, PoolConfig, RetireReason, Retirement};
 pub use render::{PageToRender, DOM_RESERVE, NO_SERVICE_WORKER_SCRIPT};
@@ -142,7 +144,7 @@ pub enum SubOutcome {
         bytes: usize,
     },
     /// The gate refused it (robots.txt, scope, pace, a failure), with its reason.
-    Denied(String),
+    Denied(DenyReason),
     /// Not GET or HEAD: failed in the browser, never sent.
     MethodRefused,
     /// Not an `http`/`https` URL with a host: failed in the browser.

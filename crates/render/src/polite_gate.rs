@@ -11,7 +11,7 @@ use std::time::Duration;
 use fetch::{Body, Operation, Outcome, Polite, PoliteRequest, Request, Trail};
 use robots::ProductTokens;
 
-use crate::gate::{Decision, GateResponse, RequestGate, SubMethod, SubRequest};
+use crate::gate::{Decision, DenyReason, GateResponse, RequestGate, SubMethod, SubRequest};
 
 /// Largest body read for a document, script, stylesheet or data request (as pages).
 pub const MAX_SUB_BODY_BYTES: usize = 8 * 1024 * 1024;
@@ -23,9 +23,9 @@ pub const PAGE_BYTE_BUDGET: usize = 64 * 1024 * 1024;
 /// Redirect hops a sub-request follows (each checked against its own robots.txt).
 pub const SUB_MAX_REDIRECTS: usize = 5;
 
-/// A check of the caller's made before any request (scope, "media already fetched"): a
-/// reason to deny, or `None`.
-pub type PreCheck = dyn Fn(&SubRequest) -> Option<String> + Send + Sync;
+/// A check of the caller's made before any request (scope, "media go elsewhere"): a reason
+/// to deny, or `None`.
+pub type PreCheck = dyn Fn(&SubRequest) -> Option<DenyReason> + Send + Sync;
 
 /// One sub-request that went through the pipeline: what was done on the way (robots.txt
 /// fetches, redirect hops, the final exchange) and the final body, for the archive.
@@ -140,7 +140,7 @@ impl PoliteGate {
             .deadline
             .saturating_duration_since(tokio::time::Instant::now());
         if left.is_zero() {
-            return Decision::Deny("the page's time budget ran out".into());
+            return Decision::Deny(DenyReason::TimeBudget);
         }
         let operation = Operation::within(left).with_max_wait(left.max(Duration::from_millis(1)));
         let response = self
@@ -164,15 +164,15 @@ impl PoliteGate {
                         };
                         (Decision::Allow(answer), Some(body), Some(final_url))
                     }
-                    Err(e) => (Decision::Deny(e.full_message()), None, Some(final_url)),
+                    Err(e) => (Decision::Deny(failed(&e)), None, Some(final_url)),
                 }
             }
             Outcome::Skipped { url, reason } => (
-                Decision::Deny(format!("not requested: {url}: {reason:?}")),
+                Decision::Deny(DenyReason::NotRequested { url, reason }),
                 None,
                 None,
             ),
-            Outcome::Failed(error) => (Decision::Deny(error.full_message()), None, None),
+            Outcome::Failed(error) => (Decision::Deny(failed(&error)), None, None),
         };
         self.record(GateRecord {
             request: sub,
@@ -184,13 +184,20 @@ impl PoliteGate {
     }
 }
 
+/// A failed request's reason: the error with its causes.
+fn failed(error: &fetch::FetchError) -> DenyReason {
+    DenyReason::Failed {
+        message: error.full_message(),
+    }
+}
+
 impl RequestGate for PoliteGate {
     async fn decide(&self, request: SubRequest) -> Decision {
         if let Some(reason) = self.pre_check.as_ref().and_then(|check| check(&request)) {
             return Decision::Deny(reason);
         }
         if self.bytes.load(Ordering::Relaxed) >= PAGE_BYTE_BUDGET {
-            return Decision::Deny("the page's byte budget is spent".into());
+            return Decision::Deny(DenyReason::ByteBudget);
         }
         self.fetch(request).await
     }

@@ -8,7 +8,8 @@ use std::time::Duration;
 use fetch::testing::{Reply, ScriptedWeb};
 use fetch::{Pacer, PacerConfig, Policy, Polite, RobotsCache, ScopeOrigins};
 use render::{
-    Decision, PoliteGate, PoliteSource, RequestGate, ResourceKind, SubMethod, SubRequest,
+    Decision, DenyReason, PoliteGate, PoliteSource, RequestGate, ResourceKind, SubMethod,
+    SubRequest,
 };
 use robots::ProductTokens;
 use tokio::time::Instant;
@@ -85,7 +86,7 @@ async fn media_follow_jittybot_image_rules_and_the_pre_check_comes_first() {
     web.route("https://a.test/pics/page.json", Reply::ok().body("{}"));
     web.route("https://a.test/other.png", Reply::ok().body("png"));
     let gate = gate(&web, Duration::ZERO).with_pre_check(Box::new(|r| {
-        (r.url.path() == "/other.png").then(|| "the caller's reason".to_string())
+        (r.url.path() == "/other.png").then_some(DenyReason::OutOfScope)
     }));
     let within = Duration::from_secs(30);
     let image = gate
@@ -111,7 +112,7 @@ async fn media_follow_jittybot_image_rules_and_the_pre_check_comes_first() {
         .decide(sub("https://a.test/other.png", ResourceKind::Image, within))
         .await;
     assert!(
-        matches!(&other, Decision::Deny(r) if r == "the caller's reason"),
+        matches!(&other, Decision::Deny(DenyReason::OutOfScope)),
         "{other:?}"
     );
     assert!(web.requests_to("https://a.test/pics/a.png").is_empty());

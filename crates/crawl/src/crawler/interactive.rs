@@ -17,8 +17,8 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use fetch::{Polite, ResponseHead};
 use jiff::Timestamp;
 use render::{
-    BrowserPool, GateRecord, GateResponse, PageToRender, PoliteGate, PoliteSource, PoolConfig,
-    RenderLimits,
+    BrowserPool, DenyReason, GateRecord, GateResponse, PageToRender, PoliteGate, PoliteSource,
+    PoolConfig, RenderLimits,
 };
 
 use super::archive::{Archive, Payload};
@@ -123,7 +123,7 @@ pub(crate) async fn render_page(
         seen.lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push(request.url.clone());
-        Some("media go to the crawler's media pipeline (fetched once, stored)".into())
+        Some(DenyReason::MediaElsewhere)
     }));
     let gate = Arc::new(gate);
     let document = GateResponse {
