@@ -7,49 +7,21 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use fetch::{
-    FetchConfig, Fetcher, Pacer, PacerConfig, Policy, Polite, ResolvePin, RobotsCache, ScopeOrigins,
-};
+use common::gate;
+use fetch::Polite;
 use render::{
     GateResponse, PageToRender, PoliteGate, RenderLimits, Rendered, Renderer, SubOutcome,
 };
-use robots::ProductTokens;
 use testweb::{RecordedRequest, Reply, TestWeb};
 use tokio::time::Instant;
 use url::Url;
 
+mod common;
+
 const PACE: Duration = Duration::from_millis(250);
 
 fn polite(hosts: &[&str]) -> Arc<Polite> {
-    let mut config = FetchConfig::new("JittyBot", "https://jittybot.test/bot");
-    config.allow_private_addresses = true;
-    config.resolve = hosts
-        .iter()
-        .map(|h| ResolvePin {
-            host: h.to_string(),
-            port: 0,
-            addresses: vec![std::net::Ipv4Addr::LOCALHOST.into()],
-        })
-        .collect();
-    let fetcher = Fetcher::new(config).unwrap();
-    let pacer = PacerConfig {
-        pace: PACE,
-        ..PacerConfig::default()
-    };
-    Arc::new(Polite::new(
-        RobotsCache::new(fetcher, Policy::Cached),
-        Pacer::new(pacer),
-        Arc::new(ScopeOrigins),
-    ))
-}
-
-fn gate(polite: &Arc<Polite>) -> Arc<PoliteGate> {
-    Arc::new(PoliteGate::new(
-        Arc::clone(polite) as Arc<dyn render::PoliteSource>,
-        ProductTokens::from_static(&["JittyBot"]),
-        ProductTokens::from_static(&["JittyBot-Image", "JittyBot"]),
-        Some("JittyBot-Image".into()),
-    ))
+    common::polite(hosts, PACE)
 }
 
 fn document(html: &str) -> GateResponse {

@@ -8,13 +8,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use fetch::{
-    FetchConfig, Fetcher, Pacer, PacerConfig, Policy, Polite, ResolvePin, RobotsCache, ScopeOrigins,
-};
-use render::{BrowserPool, GateResponse, PageToRender, PoliteGate, PoolConfig, RenderLimits};
-use robots::ProductTokens;
+use common::gate;
+use fetch::Polite;
+use render::{BrowserPool, GateResponse, PageToRender, PoolConfig, RenderLimits};
 use testweb::{Reply, TestWeb};
 use url::Url;
+
+mod common;
 
 const HOSTS: &[&str] = &[
     "late.test",
@@ -27,36 +27,8 @@ const HOSTS: &[&str] = &[
     "after.test",
 ];
 
-fn polite() -> Arc<Polite> {
-    let mut config = FetchConfig::new("JittyBot", "https://jittybot.test/bot");
-    config.allow_private_addresses = true;
-    config.resolve = HOSTS
-        .iter()
-        .map(|h| ResolvePin {
-            host: h.to_string(),
-            port: 0,
-            addresses: vec![std::net::Ipv4Addr::LOCALHOST.into()],
-        })
-        .collect();
-    let pacer = PacerConfig {
-        pace: Duration::from_millis(20),
-        ..PacerConfig::default()
-    };
-    Arc::new(Polite::new(
-        RobotsCache::new(Fetcher::new(config).unwrap(), Policy::Cached),
-        Pacer::new(pacer),
-        Arc::new(ScopeOrigins),
-    ))
-}
-
-fn gate(polite: &Arc<Polite>) -> Arc<PoliteGate> {
-    Arc::new(PoliteGate::new(
-        Arc::clone(polite) as Arc<dyn render::PoliteSource>,
-        ProductTokens::from_static(&["JittyBot"]),
-        ProductTokens::from_static(&["JittyBot-Image", "JittyBot"]),
-        Some("JittyBot-Image".into()),
-    ))
-}
+/// The pace of the test pool's origins.
+const PACE: Duration = Duration::from_millis(20);
 
 fn page(url: String, html: &str, set_cookie: Option<&str>) -> PageToRender {
     let mut headers = http::HeaderMap::new();
@@ -295,6 +267,30 @@ fn hung_retirements() -> usize {
         .count()
 }
 
+/// The time budget of a page expected to fail.
+const FAILING_BUDGET: Duration = Duration::from_secs(4);
+
+/// Render `html` at `url` with [`FAILING_BUDGET`]: it fails (`why`), within two seconds of
+/// its deadline.
+async fn fails_at_deadline(
+    pool: &BrowserPool,
+    polite: &Arc<Polite>,
+    url: String,
+    html: &str,
+    why: &str,
+) {
+    let started = std::time::Instant::now();
+    let result = pool
+        .render(page(url, html, None), gate(polite), &limits(FAILING_BUDGET))
+        .await;
+    assert!(result.is_err(), "{why}");
+    assert!(
+        started.elapsed() < FAILING_BUDGET + Duration::from_secs(2),
+        "failed at its deadline: {:?}",
+        started.elapsed()
+    );
+}
+
 /// The browsers stop answering for longer than a DevTools command used to be waited for
 /// (`SIGSTOP` for 12 s, resumed): a page started meanwhile waits, within its budget, and
 /// renders; no browser is replaced.
@@ -348,18 +344,7 @@ async fn a_silent_browser_is_replaced(pool: &BrowserPool, web: &TestWeb, polite:
     let url = web.http_url("silent.test", "/");
     let html = "<html><body><script>fetch('/never');</script></body></html>";
     let started = std::time::Instant::now();
-    let result = pool
-        .render(
-            page(url, html, None),
-            gate(polite),
-            &limits(Duration::from_secs(4)),
-        )
-        .await;
-    assert!(result.is_err(), "a page of a stopped browser fails");
-    assert!(
-        started.elapsed() < Duration::from_secs(6),
-        "at its deadline"
-    );
+    fails_at_deadline(pool, polite, url, html, "a page of a stopped browser fails").await;
     // Judged hung HUNG_AFTER (test pool: 8 s) after the page's end.
     while hung_retirements() == hung && started.elapsed() < Duration::from_secs(20) {
         tokio::time::sleep(Duration::from_millis(200)).await;
@@ -412,20 +397,7 @@ async fn a_hanging_page_fails_once(pool: &BrowserPool, web: &TestWeb, polite: &A
         .respond(js("fetch('/before-hang'); while (true) {}"));
     let url = web.http_url("hang.test", "/");
     let html = "<html><body><script src=\"/hang.js\"></script></body></html>";
-    let started = std::time::Instant::now();
-    let result = pool
-        .render(
-            page(url, html, None),
-            gate(polite),
-            &limits(Duration::from_secs(4)),
-        )
-        .await;
-    assert!(result.is_err(), "a hung page has no DOM to read");
-    assert!(
-        started.elapsed() < Duration::from_secs(4 + 2),
-        "failed at its deadline: {:?}",
-        started.elapsed()
-    );
+    fails_at_deadline(pool, polite, url, html, "a hung page has no DOM to read").await;
     assert_eq!(
         web.requests_to("hang.test", "/hang.js").len(),
         1,
@@ -463,7 +435,7 @@ async fn the_pool_isolates_pages_and_survives_its_browsers() {
         return;
     };
     let web = TestWeb::start().await;
-    let polite = polite();
+    let polite = common::polite(HOSTS, PACE);
     let mut config = PoolConfig::new(chromium);
     config.browsers = 2;
     config.hung_after = Duration::from_secs(8);
