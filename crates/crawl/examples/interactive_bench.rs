@@ -58,6 +58,8 @@ enum Kind {
     Browser,
     /// A page's renderer (one per browser context at least).
     Renderer,
+    /// A renderer of the browser's own UI (`--top-chrome-webui`).
+    UiRenderer,
     /// The GPU process (software compositing here).
     Gpu,
     /// The network service (a utility process).
@@ -76,15 +78,18 @@ enum Kind {
 
 impl Kind {
     fn of(cmdline: &str) -> Kind {
+        // A zygote's child rewrites its command line as one string, arguments joined by
+        // spaces.
         let arg = |name: &str| {
             cmdline
-                .split('\0')
+                .split(['\0', ' '])
                 .find_map(|a| a.strip_prefix(name))
                 .unwrap_or("")
         };
         match arg("--type=") {
             "" if cmdline.contains("chrom") => Kind::Browser,
             "" => Kind::Other,
+            "renderer" if cmdline.contains("--top-chrome-webui") => Kind::UiRenderer,
             "renderer" => Kind::Renderer,
             "gpu-process" => Kind::Gpu,
             "zygote" => Kind::Zygote,
@@ -100,6 +105,7 @@ impl Kind {
             Kind::Crawler => "crawler process",
             Kind::Browser => "browser",
             Kind::Renderer => "renderer",
+            Kind::UiRenderer => "renderer of the browser's UI (WebUI)",
             Kind::Gpu => "gpu-process",
             Kind::Network => "utility: network",
             Kind::Storage => "utility: storage",

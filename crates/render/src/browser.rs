@@ -57,6 +57,21 @@ pub fn find_chromium() -> Option<PathBuf> {
         .find(|p| p.exists())
 }
 
+/// Chromium features turned off (`--disable-features`), each for work done per page that
+/// a render never uses:
+/// - `SpareRendererForSitePerProcess`: a spare renderer process is started ahead for the
+///   context last used; every page has a context of its own, so each spare was started for
+///   nothing and thrown away.
+/// - `WebUIOmniboxPopup`, `WebUIOmniboxAimPopup`: every browser context opens a window, and
+///   each window preloads its address bar's suggestion popup as a WebUI page in a renderer
+///   of its own (`chrome://omnibox-popup.top-chrome/`); nobody types in a headless window.
+///   That renderer cost more CPU than the page's own renderer and browser-side set-up
+///   together (interactive benchmark, `docs/benchmarks.md`).
+/// - `Translate`, `OptimizationHints`, `MediaRouter`: background services (network traffic
+///   of their own, which the closed proxy would fail anyway).
+pub const DISABLED_FEATURES: &str = "SpareRendererForSitePerProcess,WebUIOmniboxPopup,\
+    WebUIOmniboxAimPopup,Translate,OptimizationHints,MediaRouter";
+
 /// The command-line flags of the browser (besides the profile directory and DevTools port,
 /// which chromiumoxide adds): headless, no background traffic of its own, and the network
 /// closed (a proxy on a closed port, loopback included, and no name resolution).
@@ -75,13 +90,7 @@ pub fn browser_flags() -> Vec<(&'static str, Option<&'static str>)> {
         ("disable-dev-shm-usage", None),
         ("mute-audio", None),
         ("hide-scrollbars", None),
-        // Chromium keeps a spare renderer process started ahead for the context it last
-        // used; every page has a context of its own, so each spare was started for nothing
-        // and thrown away.
-        (
-            "disable-features",
-            Some("SpareRendererForSitePerProcess,Translate,OptimizationHints,MediaRouter"),
-        ),
+        ("disable-features", Some(DISABLED_FEATURES)),
         ("proxy-server", Some(CLOSED_PROXY)),
         // Chromium never proxies loopback unless told so: without this a page on a loopback
         // test web could be reached directly.

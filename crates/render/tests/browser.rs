@@ -319,6 +319,78 @@ async fn time_budget(renderer: &Renderer, web: &TestWeb) {
     assert!(rendered.dom.contains("kept"));
 }
 
+/// The renderer processes under the browser's main process `root`: (page renderers, renderers
+/// of the browser's own WebUI).
+fn renderers(root: u32) -> (usize, usize) {
+    let mut parent = std::collections::HashMap::new();
+    let mut cmdline = std::collections::HashMap::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let ppid = stat
+            .rsplit(')')
+            .next()
+            .and_then(|r| r.split_whitespace().nth(1));
+        if let Some(ppid) = ppid.and_then(|p| p.parse::<u32>().ok()) {
+            parent.insert(pid, ppid);
+        }
+        let line = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        cmdline.insert(pid, String::from_utf8_lossy(&line).into_owned());
+    }
+    let under = |mut pid: u32| {
+        while let Some(&p) = parent.get(&pid) {
+            if p == root {
+                return true;
+            }
+            pid = p;
+        }
+        false
+    };
+    let of_tree: Vec<&String> = cmdline
+        .iter()
+        .filter(|(pid, line)| line.contains("--type=renderer") && under(**pid))
+        .map(|(_, line)| line)
+        .collect();
+    let ui = of_tree
+        .iter()
+        .filter(|l| l.contains("--top-chrome-webui"))
+        .count();
+    (of_tree.len() - ui, ui)
+}
+
+/// While a page is open (waiting for a script that never comes), its window started no
+/// renderer for the browser's own UI (the address bar's suggestion popup is a WebUI page,
+/// preloaded per window unless turned off): the page's renderer is the only one.
+async fn no_browser_ui_renderer(renderer: &Renderer, web: &TestWeb) {
+    let polite = polite(&["slow.test"]);
+    let limits = RenderLimits {
+        time_budget: Duration::from_secs(4),
+        ..quick()
+    };
+    let url = web.http_url("slow.test", "/");
+    let html = "<html><body><script src=\"/slow.js\"></script></body></html>";
+    let root = renderer.pid().expect("the browser's process id");
+    let watch = async {
+        let mut seen = (0, 0);
+        for _ in 0..10 {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            let (pages, ui) = renderers(root);
+            seen = (seen.0.max(pages), seen.1.max(ui));
+        }
+        seen
+    };
+    let (_, (pages, ui)) =
+        tokio::join!(render(renderer, &url, html, &gate(&polite), &limits), watch);
+    assert!(pages >= 1, "the page's renderer is seen");
+    assert_eq!(ui, 0, "no renderer for the browser's own UI");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rendered_pages_obey_jittybots_rules() {
     let Some(chromium) = render::find_chromium() else {
@@ -332,5 +404,6 @@ async fn rendered_pages_obey_jittybots_rules() {
     pace_and_request_budget(&renderer, &web).await;
     web.clear_requests();
     time_budget(&renderer, &web).await;
+    no_browser_ui_renderer(&renderer, &web).await;
     renderer.close().await;
 }
