@@ -385,8 +385,8 @@ async fn no_browser_ui_renderer(renderer: &Renderer, web: &TestWeb) {
         }
         seen
     };
-    let (_, (pages, ui)) =
-        tokio::join!(render(renderer, &url, html, &gate(&polite), &limits), watch);
+    let gate = gate(&polite);
+    let (_, (pages, ui)) = tokio::join!(render(renderer, &url, html, &gate, &limits), watch);
     assert!(pages >= 1, "the page's renderer is seen");
     assert_eq!(ui, 0, "no renderer for the browser's own UI");
 }
