@@ -194,13 +194,23 @@ impl Tree {
                 continue;
             }
             let readings = self.readings;
+            let kind_now = || {
+                let cmd = std::fs::read_to_string(format!("/proc/{pid}/cmdline"));
+                Kind::of(&cmd.unwrap_or_default())
+            };
+            // A zygote's child shows the zygote's command line until it has set its own.
+            let forked = self.procs.get(&pid).is_some_and(|p| p.kind == Kind::Zygote)
+                && self
+                    .procs
+                    .get(&ppid)
+                    .is_some_and(|p| p.kind == Kind::Zygote);
+            if forked {
+                if let Some(p) = self.procs.get_mut(&pid) {
+                    p.kind = kind_now();
+                }
+            }
             let p = self.procs.entry(pid).or_insert_with(|| Proc {
-                kind: if pid == me {
-                    Kind::Crawler
-                } else {
-                    let cmd = std::fs::read_to_string(format!("/proc/{pid}/cmdline"));
-                    Kind::of(&cmd.unwrap_or_default())
-                },
+                kind: if pid == me { Kind::Crawler } else { kind_now() },
                 ppid,
                 own: (own, own),
                 reaped: (reaped, reaped),
