@@ -22,13 +22,8 @@ struct Response {
 }
 
 fn responses(dir: &std::path::Path) -> Vec<Response> {
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
     let mut out = Vec::new();
-    for f in files {
+    for f in warc_files(dir) {
         for r in warc_reader::WarcReader::from_path_gzip(&f)
             .unwrap()
             .iter_records()
@@ -67,13 +62,7 @@ async fn a_gzip_coded_robots_txt_is_archived_decoded_and_says_so() {
     web.site(h).path("/sitemap.xml").respond(Reply::status(404));
     web.site(h).path("/").respond(html("home"));
     let warc = tempfile::tempdir().unwrap();
-    crawl(
-        &db.target,
-        fetcher(&web, &[(h, 0)]),
-        config(warc.path()),
-        &[web.http_url(h, "/")],
-    )
-    .await;
+    crawl_site(&db.target, &web, h, warc.path()).await;
     let robots_requests = web.requests_to(h, "/robots.txt");
     assert!(!robots_requests.is_empty(), "robots.txt was requested");
     let records = responses(warc.path());

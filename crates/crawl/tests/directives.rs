@@ -12,17 +12,14 @@ use crawl::store::Store;
 use db::testing::TestDb;
 use db::Backend;
 use db::Db;
-use testweb::{MultiWeb, Reply};
+use testweb::MultiWeb;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn x_robots_tag_lists_with_parameters_and_bot_names_apply_as_written() {
     let db = TestDb::new(Backend::Sqlite).await;
     let web = MultiWeb::start(1).await;
     let h = "tags.test";
-    web.site(h)
-        .path("/robots.txt")
-        .respond(Reply::robots_txt("User-agent: *\nAllow: /\n"));
-    web.site(h).path("/sitemap.xml").respond(Reply::status(404));
+    open_site(&web, h);
     let cases = [
         ("combined", "max-image-preview:large, noindex", true),
         ("ours", "jittybot: max-image-preview:large, noindex", true),
@@ -42,20 +39,12 @@ async fn x_robots_tag_lists_with_parameters_and_bot_names_apply_as_written() {
         web.site(h)
             .path(&format!("/{name}"))
             .respond(html(&format!("<img src=/img/{name}.png>")).header("X-Robots-Tag", tag));
-        web.site(h).path(&format!("/img/{name}.png")).respond(
-            Reply::ok()
-                .header("Content-Type", "image/png")
-                .body(format!("\u{89}PNG {name}")),
-        );
+        web.site(h)
+            .path(&format!("/img/{name}.png"))
+            .respond(png(name));
     }
     let warc = tempfile::tempdir().unwrap();
-    crawl(
-        &db.target,
-        fetcher(&web, &[(h, 0)]),
-        config(warc.path()),
-        &[web.http_url(h, "/")],
-    )
-    .await;
+    crawl_site(&db.target, &web, h, warc.path()).await;
     for (name, tag, noindex) in cases {
         assert_eq!(web.requests_to(h, &format!("/{name}")).len(), 1, "{name}");
         let media = web.requests_to(h, &format!("/img/{name}.png")).len();
@@ -86,10 +75,7 @@ async fn combined_and_bot_named_x_robots_tag_values_decide_what_is_kept_and_foll
     let db = TestDb::new(Backend::Sqlite).await;
     let web = MultiWeb::start(1).await;
     let h = "named.test";
-    web.site(h)
-        .path("/robots.txt")
-        .respond(Reply::robots_txt("User-agent: *\nAllow: /\n"));
-    web.site(h).path("/sitemap.xml").respond(Reply::status(404));
+    open_site(&web, h);
     // (page, its X-Robots-Tag headers, noindex applies, nofollow applies, stored label)
     let cases: [(&str, &[&str], bool, bool, &str); 5] = [
         ("theirs", &["googlebot: noindex"], false, false, ""),
@@ -138,20 +124,12 @@ async fn combined_and_bot_named_x_robots_tag_values_decide_what_is_kept_and_foll
         web.site(h)
             .path(&format!("/{name}/next"))
             .respond(html("next"));
-        web.site(h).path(&format!("/img/{name}.png")).respond(
-            Reply::ok()
-                .header("Content-Type", "image/png")
-                .body(format!("\u{89}PNG {name}")),
-        );
+        web.site(h)
+            .path(&format!("/img/{name}.png"))
+            .respond(png(name));
     }
     let warc = tempfile::tempdir().unwrap();
-    crawl(
-        &db.target,
-        fetcher(&web, &[(h, 0)]),
-        config(warc.path()),
-        &[web.http_url(h, "/")],
-    )
-    .await;
+    crawl_site(&db.target, &web, h, warc.path()).await;
     let store = Store::open(&db.target).await.unwrap();
     for (name, tags, noindex, nofollow, label) in cases {
         assert_eq!(web.requests_to(h, &format!("/{name}")).len(), 1, "{name}");

@@ -51,6 +51,15 @@ async fn with_jobs(target: &DbTarget, n: i64) -> Db {
     db
 }
 
+/// The terms of a [`TTL`] lease taken by `holder` at `now`.
+fn lease(holder: &Holder, now: Timestamp) -> Lease<'_> {
+    Lease {
+        holder,
+        now,
+        ttl: TTL,
+    }
+}
+
 fn t0() -> Timestamp {
     Timestamp::from_second(1_800_000_000).unwrap()
 }
@@ -163,31 +172,11 @@ async fn claims_are_exclusive_and_expire_to_other_holders() {
         let db = with_jobs(&target, 10).await;
         let (a, b) = (Holder::named("a"), Holder::named("b"));
         let got_a = db
-            .claim(
-                T,
-                "ready = 1",
-                "id",
-                3,
-                &Lease {
-                    holder: &a,
-                    now: t0(),
-                    ttl: TTL,
-                },
-            )
+            .claim(T, "ready = 1", "id", 3, &lease(&a, t0()))
             .await
             .unwrap();
         let got_b = db
-            .claim(
-                T,
-                "ready = 1",
-                "id",
-                10,
-                &Lease {
-                    holder: &b,
-                    now: t0(),
-                    ttl: TTL,
-                },
-            )
+            .claim(T, "ready = 1", "id", 10, &lease(&b, t0()))
             .await
             .unwrap();
         let mut sorted_a = got_a.clone();
@@ -199,68 +188,29 @@ async fn claims_are_exclusive_and_expire_to_other_holders() {
         // a renews in time; b does not and its rows pass to a after the lease runs out.
         let later = t0() + jiff::SignedDuration::from_secs(45);
         assert_eq!(
-            db.renew(
-                T,
-                &got_a,
-                &Lease {
-                    holder: &a,
-                    now: later,
-                    ttl: TTL
-                }
-            )
-            .await
-            .unwrap()
-            .len(),
+            db.renew(T, &got_a, &lease(&a, later)).await.unwrap().len(),
             3
         );
         let expired = t0() + jiff::SignedDuration::from_secs(61);
         let mut taken = db
-            .claim(
-                T,
-                "ready = 1",
-                "id",
-                10,
-                &Lease {
-                    holder: &a,
-                    now: expired,
-                    ttl: TTL,
-                },
-            )
+            .claim(T, "ready = 1", "id", 10, &lease(&a, expired))
             .await
             .unwrap();
         taken.sort();
         assert_eq!(taken, [7, 9]);
         assert!(
-            db.renew(
-                T,
-                &got_b,
-                &Lease {
-                    holder: &b,
-                    now: expired,
-                    ttl: TTL
-                }
-            )
-            .await
-            .unwrap()
-            .is_empty(),
+            db.renew(T, &got_b, &lease(&b, expired))
+                .await
+                .unwrap()
+                .is_empty(),
             "b lost them"
         );
         // A clean release frees rows at once.
         db.release(T, &[7], &a).await.unwrap();
         assert_eq!(
-            db.claim(
-                T,
-                "ready = 1",
-                "id",
-                10,
-                &Lease {
-                    holder: &b,
-                    now: expired,
-                    ttl: TTL
-                }
-            )
-            .await
-            .unwrap(),
+            db.claim(T, "ready = 1", "id", 10, &lease(&b, expired))
+                .await
+                .unwrap(),
             [7]
         );
     })
@@ -279,17 +229,7 @@ async fn concurrent_claimers_never_share_a_row() {
                 let mut mine = Vec::new();
                 loop {
                     let got = db
-                        .claim(
-                            T,
-                            "1 = 1",
-                            "id",
-                            7,
-                            &Lease {
-                                holder: &me,
-                                now: t0(),
-                                ttl: TTL,
-                            },
-                        )
+                        .claim(T, "1 = 1", "id", 7, &lease(&me, t0()))
                         .await
                         .unwrap();
                     if got.is_empty() {
@@ -314,65 +254,22 @@ async fn named_lease_has_one_holder_until_it_expires() {
     on_both_backends(|target| async move {
         let db = Db::open(&target, &[]).await.unwrap();
         let (a, b) = (Holder::named("a"), Holder::named("b"));
-        assert!(db
-            .try_lease(
-                "scheduler",
-                &Lease {
-                    holder: &a,
-                    now: t0(),
-                    ttl: TTL
-                }
-            )
-            .await
-            .unwrap());
-        assert!(!db
-            .try_lease(
-                "scheduler",
-                &Lease {
-                    holder: &b,
-                    now: t0(),
-                    ttl: TTL
-                }
-            )
-            .await
-            .unwrap());
+        assert!(db.try_lease("scheduler", &lease(&a, t0())).await.unwrap());
+        assert!(!db.try_lease("scheduler", &lease(&b, t0())).await.unwrap());
         assert!(
-            db.try_lease(
-                "scheduler",
-                &Lease {
-                    holder: &a,
-                    now: t0(),
-                    ttl: TTL
-                }
-            )
-            .await
-            .unwrap(),
+            db.try_lease("scheduler", &lease(&a, t0())).await.unwrap(),
             "renewal"
         );
         let expired = t0() + jiff::SignedDuration::from_secs(61);
         assert!(
-            db.try_lease(
-                "scheduler",
-                &Lease {
-                    holder: &b,
-                    now: expired,
-                    ttl: TTL
-                }
-            )
-            .await
-            .unwrap(),
+            db.try_lease("scheduler", &lease(&b, expired))
+                .await
+                .unwrap(),
             "taken over"
         );
         db.release_lease("scheduler", &b).await.unwrap();
         assert!(db
-            .try_lease(
-                "scheduler",
-                &Lease {
-                    holder: &a,
-                    now: expired,
-                    ttl: TTL
-                }
-            )
+            .try_lease("scheduler", &lease(&a, expired))
             .await
             .unwrap());
     })

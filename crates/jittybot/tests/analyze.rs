@@ -2,21 +2,25 @@
 
 mod common;
 
-use common::{jittybot, jittybot_with_env, reach, slow_redirect_chain, stderr, stdout};
+use common::{
+    jittybot, jittybot_with_env, reach, slow_redirect_chain, stderr, stdout, url_command,
+};
+use std::process::Output;
+
 use testweb::{Reply, TestWeb};
+
+/// The JSON report of an `analyze --json` that succeeded (exit 0; its log shown if not).
+fn json_report(output: &Output) -> serde_json::Value {
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(output));
+    serde_json::from_slice(&output.stdout).expect("JSON report")
+}
 
 const TYPO: &str = "User-agent: *\nDissallow: /private\nDisallow: /tmp/\n";
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_pasted_file_is_audited_offline_and_scored() {
     let output = jittybot(&["analyze", "--file", "-", "--json"], Some(TYPO));
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON report");
+    let report = json_report(&output);
     let score = report["score"].as_u64().expect("score");
     assert!(score < 90, "an error caps the score below A: {score}");
     assert!(report["grade"].is_string());
@@ -58,20 +62,9 @@ async fn a_site_is_fetched_as_the_bot_does_it() {
             .header("Content-Type", "application/xml")
             .body("<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"></urlset>"),
     );
-    let mut list = vec![
-        "analyze".to_owned(),
-        web.http_url("site.test", "/page"),
-        "--json".to_owned(),
-    ];
-    list.extend(reach(&web, "site.test"));
+    let list = url_command("analyze", &web, "site.test", "/page", &["--json"]);
     let output = jittybot(&list, None);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON report");
+    let report = json_report(&output);
     assert_eq!(report["robots"]["status"], 200);
     assert_eq!(report["page"]["status"], 200);
     assert!(report["page"]["meta"].to_string().contains("noindex"));
@@ -99,8 +92,7 @@ async fn a_refused_address_gets_no_grade() {
     web.site("inside.test")
         .path("/robots.txt")
         .respond(Reply::robots_txt("User-agent: *\nAllow: /\n"));
-    let mut args = vec!["analyze".to_owned(), web.http_url("inside.test", "/")];
-    args.extend(reach(&web, "inside.test"));
+    let mut args = url_command("analyze", &web, "inside.test", "/", &[]);
     args.retain(|arg| arg != "--allow-private-addresses");
     let output = jittybot(&args, None);
     assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
@@ -116,24 +108,21 @@ async fn a_refused_address_gets_no_grade() {
 async fn robots_and_analyze_agree_on_a_slow_redirect_chain_and_the_analysis_keeps_its_budget() {
     let web = TestWeb::start().await;
     slow_redirect_chain(&web, "slow.test");
-    let mut robots = vec!["robots".to_owned(), web.http_url("slow.test", "/")];
-    robots.extend(reach(&web, "slow.test"));
-    robots.extend(["--timeout".to_owned(), "1".to_owned()]);
+    let robots = url_command("robots", &web, "slow.test", "/", &["--timeout", "1"]);
     let verdict = jittybot(&robots, None);
     assert_eq!(verdict.status.code(), Some(1), "{}", stdout(&verdict));
     assert!(stdout(&verdict).contains("outcome:     unreachable"));
     web.clear_requests();
 
-    let mut analyze = vec![
-        "analyze".to_owned(),
-        web.http_url("slow.test", "/"),
-        "--json".to_owned(),
-    ];
-    analyze.extend(reach(&web, "slow.test"));
-    analyze.extend(["--timeout".to_owned(), "1".to_owned()]);
+    let analyze = url_command(
+        "analyze",
+        &web,
+        "slow.test",
+        "/",
+        &["--json", "--timeout", "1"],
+    );
     let output = jittybot(&analyze, None);
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON report");
+    let report = json_report(&output);
     assert_eq!(report["robots"]["outcome"], "unreachable");
     assert_eq!(report["page"]["requested"], false);
     // The budget bounds the requests; auditing what came back takes a few more ms.
@@ -154,8 +143,7 @@ async fn rust_log_traces_the_analysis() {
     web.site("traced.test")
         .path("/robots.txt")
         .respond(Reply::robots_txt("User-agent: *\nDisallow: /x\n"));
-    let mut args = vec!["analyze".to_owned(), web.http_url("traced.test", "/")];
-    args.extend(reach(&web, "traced.test"));
+    let args = url_command("analyze", &web, "traced.test", "/", &[]);
     let output = jittybot_with_env(&args, None, &[("RUST_LOG", "audit=debug")]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let log = stderr(&output);
@@ -198,8 +186,7 @@ async fn robots_and_analyze_agree_on_a_slow_drip_across_hops() {
     web.clear_requests();
 
     let output = run("analyze", &["--json"]);
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON report");
+    let report = json_report(&output);
     assert_eq!(report["robots"]["outcome"], "unreachable");
     assert_eq!(report["grade"], "F");
     let took = report["duration_ms"].as_u64().unwrap_or(u64::MAX);

@@ -3,44 +3,18 @@
 
 mod common;
 
-use common::INFO_URL;
-
 use std::collections::HashMap;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use common::crawl::{
+    crawl_args, crawl_db, crawl_from_first_pages, interrupt, reach_args, serve_slow_pages, spawn,
+};
 use common::{jittybot, stdout};
-use testweb::{linked_pages, LinkedPages, MultiWeb, Reply};
+use testweb::{MultiWeb, Reply};
 
-/// Write the hosts file and CA certificate of `web` into `dir`; the arguments reaching it.
-fn reach(web: &MultiWeb, dir: &Path, hosts: &[(&str, usize)]) -> Vec<String> {
-    let hosts_file = dir.join("hosts");
-    std::fs::write(&hosts_file, web.hosts_file(hosts)).unwrap();
-    let ca = dir.join("ca.pem");
-    std::fs::write(&ca, web.certificate_pem()).unwrap();
-    vec![
-        "--allow-private-addresses".into(),
-        "--hosts".into(),
-        hosts_file.display().to_string(),
-        "--cacert".into(),
-        ca.display().to_string(),
-    ]
-}
-
-fn crawl_args(dir: &Path, db: &str, extra: &[&str]) -> Vec<String> {
-    let mut args: Vec<String> = vec![
-        "crawl".into(),
-        "--info-url".into(),
-        INFO_URL.into(),
-        "--db".into(),
-        db.into(),
-        "--warc-dir".into(),
-        dir.join("warc").display().to_string(),
-    ];
-    args.extend(extra.iter().map(|s| s.to_string()));
-    args
-}
+/// Options of a crawl as fast as the test web answers: no pace, every link followed.
+const UNPACED_FOLLOWING_LINKS: [&str; 4] = ["--pace", "0", "--follow-links", "always"];
 
 fn warc_targets(dir: &Path) -> Vec<(String, String)> {
     let mut out = Vec::new();
@@ -78,29 +52,25 @@ async fn the_command_crawls_prints_json_events_and_reports_status() {
     );
     web.site("www.shop.test")
         .path("/")
-        .respond(Reply::ok().header("Content-Type", "text/html").body(home));
-    web.site("www.shop.test").path("/a").respond(
-        Reply::ok()
-            .header("Content-Type", "text/html")
-            .body("<p>a</p>"),
-    );
+        .respond(Reply::html(&home));
+    web.site("www.shop.test")
+        .path("/a")
+        .respond(Reply::html("<p>a</p>"));
     web.site("shop.test")
         .path("/robots.txt")
         .respond(Reply::robots_txt("User-agent: *\nAllow: /\n"));
-    web.site("shop.test").path("/b").respond(
-        Reply::ok()
-            .header("Content-Type", "text/html")
-            .body("<p>b</p>"),
-    );
+    web.site("shop.test")
+        .path("/b")
+        .respond(Reply::html("<p>b</p>"));
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("crawl.sqlite").display().to_string();
-    let mut args = crawl_args(dir.path(), &db, &["--pace", "10ms", "--json"]);
-    args.extend(reach(
+    let db = crawl_db(dir.path());
+    let args = crawl_args(
         &web,
         dir.path(),
         &[("www.shop.test", 0), ("shop.test", 1)],
-    ));
-    args.push(web.http_url("www.shop.test", "/"));
+        &["--pace", "10ms", "--json"],
+        &[web.http_url("www.shop.test", "/")],
+    );
     let out = tokio::task::spawn_blocking(move || jittybot(&args, None))
         .await
         .unwrap();
@@ -148,16 +118,6 @@ async fn the_command_crawls_prints_json_events_and_reports_status() {
     assert!(text.contains("www.shop.test"), "{text}");
 }
 
-fn spawn(args: &[String]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_jittybot"))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap()
-}
-
 /// Pages of the generated site the server answered, by URL path and host, with counts.
 fn page_requests(web: &MultiWeb) -> HashMap<String, usize> {
     let mut counts = HashMap::new();
@@ -174,30 +134,20 @@ async fn a_crawl_killed_at_random_points_loses_nothing() {
     const HOSTS: [&str; 3] = ["h1.kill.test", "h2.kill.test", "h3.kill.test"];
     const PAGES: u32 = 40;
     let web = MultiWeb::start(3).await;
-    let pages = linked_pages(LinkedPages {
-        host_suffix: ".kill.test".into(),
-        pages: PAGES,
-        page_bytes: 3_000,
-        size_spread: 0,
-        links_per_page: 3,
-    });
     // Slow pages, so the kills land mid-crawl: 40 pages × 40 ms is 1.6 s of fetching per
     // host, more than two runs killed at the latest kill time (750 ms) can do, so at least
     // two kills land (at 15 ms, once connections were reused, the crawl could end first).
-    web.generate(move |host, path| pages(host, path).map(|r| r.delay(Duration::from_millis(40))));
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("crawl.sqlite").display().to_string();
-    let mut args = crawl_args(
-        dir.path(),
-        &db,
-        &["--pace", "0", "--follow-links", "always"],
-    );
-    args.extend(reach(
+    serve_slow_pages(
         &web,
-        dir.path(),
-        &[(HOSTS[0], 0), (HOSTS[1], 1), (HOSTS[2], 2)],
-    ));
-    args.extend(HOSTS.iter().map(|h| web.http_url(h, "/p0.html")));
+        ".kill.test",
+        PAGES,
+        3_000,
+        3,
+        Duration::from_millis(40),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let db = crawl_db(dir.path());
+    let args = crawl_from_first_pages(&web, dir.path(), &HOSTS, &UNPACED_FOLLOWING_LINKS);
     // A simple generator of kill times, varied per run but reproducible from the printed seed.
     let mut seed = jiff::Timestamp::now().as_nanosecond() as u64 | 1;
     eprintln!("kill seed {seed}");
@@ -274,31 +224,20 @@ async fn ctrl_c_stops_cleanly_and_the_next_run_resumes() {
     const HOSTS: [&str; 2] = ["h1.stop.test", "h2.stop.test"];
     const PAGES: u32 = 30;
     let web = MultiWeb::start(2).await;
-    let pages = linked_pages(LinkedPages {
-        host_suffix: ".stop.test".into(),
-        pages: PAGES,
-        page_bytes: 2_000,
-        size_spread: 0,
-        links_per_page: 3,
-    });
-    web.generate(move |host, path| pages(host, path).map(|r| r.delay(Duration::from_millis(40))));
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("crawl.sqlite").display().to_string();
-    let mut args = crawl_args(
-        dir.path(),
-        &db,
-        &["--pace", "0", "--follow-links", "always"],
+    serve_slow_pages(
+        &web,
+        ".stop.test",
+        PAGES,
+        2_000,
+        3,
+        Duration::from_millis(40),
     );
-    args.extend(reach(&web, dir.path(), &[(HOSTS[0], 0), (HOSTS[1], 1)]));
-    args.extend(HOSTS.iter().map(|h| web.http_url(h, "/p0.html")));
+    let dir = tempfile::tempdir().unwrap();
+    let db = crawl_db(dir.path());
+    let args = crawl_from_first_pages(&web, dir.path(), &HOSTS, &UNPACED_FOLLOWING_LINKS);
     let mut child = spawn(&args);
     tokio::time::sleep(Duration::from_millis(1200)).await;
-    // Ctrl-C is SIGINT.
-    let sent = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
+    interrupt(&child);
     let status = tokio::task::spawn_blocking(move || {
         common::wait_or_kill(
             &mut child,
@@ -351,18 +290,16 @@ async fn a_crawl_names_the_page_about_it_or_does_not_start() {
     web.site("who.test")
         .path("/robots.txt")
         .respond(Reply::robots_txt("User-agent: *\nAllow: /\n"));
-    web.site("who.test").path("/").respond(
-        Reply::ok()
-            .header("Content-Type", "text/html")
-            .body("<p>who</p>"),
-    );
+    web.site("who.test")
+        .path("/")
+        .respond(Reply::html("<p>who</p>"));
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("crawl.sqlite").display().to_string();
+    let db = crawl_db(dir.path());
     let mut args: Vec<String> = ["crawl", "--db", &db, "--warc-dir"]
         .map(String::from)
         .to_vec();
     args.push(dir.path().join("warc").display().to_string());
-    args.extend(reach(&web, dir.path(), &[("who.test", 0)]));
+    args.extend(reach_args(&web, dir.path(), &[("who.test", 0)]));
     args.push(web.http_url("who.test", "/"));
     let refused = tokio::task::spawn_blocking({
         let args = args.clone();

@@ -9,12 +9,11 @@ mod common;
 use common::INFO_URL;
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use common::crawl::{crawl_args, crawl_db};
+use common::crawl::{crawl_db, crawl_from_first_pages, interrupt, serve_slow_pages, spawn_logging};
 use common::{jittybot, stdout};
-use testweb::{linked_pages, LinkedPages, MultiWeb, RecordedRequest};
+use testweb::{MultiWeb, RecordedRequest};
 use tokio::time::Instant;
 
 /// The promise: every running process obeys a lever within this.
@@ -25,28 +24,24 @@ const PACED: &str = "paced.levers.test";
 const EXCLUDED: &str = "excluded.levers.test";
 const REFRESHED: &str = "refreshed.levers.test";
 
-fn web_of(pages: u32) -> impl Fn(&str, &str) -> Option<testweb::Reply> + Send + Sync + 'static {
-    let pages = linked_pages(LinkedPages {
-        host_suffix: ".levers.test".into(),
+/// The three sites, `pages` linked pages each, answering at once (2 ms).
+fn serve_sites(web: &MultiWeb, pages: u32) {
+    serve_slow_pages(
+        web,
+        ".levers.test",
         pages,
-        page_bytes: 1_000,
-        size_spread: 0,
-        links_per_page: 3,
-    });
-    move |h, p| pages(h, p).map(|r| r.delay(Duration::from_millis(2)))
+        1_000,
+        3,
+        Duration::from_millis(2),
+    );
 }
 
 /// `jittybot crawl` of the three sites, links followed, with `options`; the store and files
 /// in `dir`.
 fn crawl_of(web: &MultiWeb, dir: &Path, options: &[&str]) -> Vec<String> {
-    let hosts = [(PACED, 0), (EXCLUDED, 1), (REFRESHED, 2)];
-    let seeds: Vec<String> = hosts
-        .iter()
-        .map(|(h, _)| web.http_url(h, "/p0.html"))
-        .collect();
     let mut options = options.to_vec();
     options.extend(["--follow-links", "always"]);
-    crawl_args(web, dir, &hosts, &options, &seeds)
+    crawl_from_first_pages(web, dir, &[PACED, EXCLUDED, REFRESHED], &options)
 }
 
 fn to(log: &[RecordedRequest], host: &str) -> Vec<RecordedRequest> {
@@ -78,28 +73,15 @@ async fn control(db: &str, command: &[&str]) -> Instant {
     Instant::now()
 }
 
-fn interrupt(child: &Child) {
-    let status = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn levers_pulled_on_a_running_crawl_are_obeyed_within_five_seconds() {
     let web = MultiWeb::start(3).await;
-    web.generate(web_of(400));
+    serve_sites(&web, 400);
     let dir = tempfile::tempdir().unwrap();
     let db = crawl_db(dir.path());
     let args = crawl_of(&web, dir.path(), &["--pace", "100ms"]);
     let log_file = dir.path().join("crawl.log");
-    let mut crawl = Command::new(env!("CARGO_BIN_EXE_jittybot"))
-        .args(&args)
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(&log_file).unwrap())
-        .spawn()
-        .unwrap();
+    let mut crawl = spawn_logging(&args, &log_file);
     let crawl_log = || std::fs::read_to_string(&log_file).unwrap_or_default();
     // Every site is being crawled.
     let started = Instant::now();
@@ -205,7 +187,7 @@ async fn levers_pulled_on_a_running_crawl_are_obeyed_within_five_seconds() {
 async fn levers_kept_in_a_file_hold_from_the_first_request_and_a_run_ends_with_excluded_work_queued(
 ) {
     let web = MultiWeb::start(3).await;
-    web.generate(web_of(8));
+    serve_sites(&web, 8);
     let dir = tempfile::tempdir().unwrap();
     let db = crawl_db(dir.path());
     let control_file = dir.path().join("levers");

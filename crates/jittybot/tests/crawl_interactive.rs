@@ -16,17 +16,13 @@ fn site(web: &MultiWeb, host: &str) {
     web.site(host)
         .path("/sitemap.xml")
         .respond(Reply::status(404));
+    web.site(host).path("/").respond(Reply::html(
+        "<html><body><script>var a = document.createElement('a'); \
+         a.href = '/by-script'; document.body.appendChild(a);</script></body></html>",
+    ));
     web.site(host)
-        .path("/")
-        .respond(Reply::ok().header("Content-Type", "text/html").body(
-            "<html><body><script>var a = document.createElement('a'); \
-             a.href = '/by-script'; document.body.appendChild(a);</script></body></html>",
-        ));
-    web.site(host).path("/by-script").respond(
-        Reply::ok()
-            .header("Content-Type", "text/html")
-            .body("<p>found</p>"),
-    );
+        .path("/by-script")
+        .respond(Reply::html("<p>found</p>"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

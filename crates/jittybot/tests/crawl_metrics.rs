@@ -4,14 +4,12 @@
 
 mod common;
 
-use common::INFO_URL;
-
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use common::crawl::{crawl_args, interrupt, spawn};
 use testweb::{MultiWeb, RecordedRequest, Reply};
 use tokio::time::Instant;
 
@@ -22,10 +20,6 @@ const DOWN: &str = "down.test";
 /// A site whose page always answers 503: other work that remains, retried on the back-off,
 /// so the crawl is still running, quiet between tries, when the test reads its metrics.
 const BUSY: &str = "busy.test";
-
-fn html(body: &str) -> Reply {
-    Reply::ok().header("Content-Type", "text/html").body(body)
-}
 
 fn serve(web: &MultiWeb) {
     let site = web.site(SITE);
@@ -45,13 +39,13 @@ fn serve(web: &MultiWeb) {
                 "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">{urlset}</urlset>"
             )),
         );
-    site.path("/").respond(html(
+    site.path("/").respond(Reply::html(
         "<a href=/a>a</a><a href=/moved>m</a><img src=/i1.png>",
     ));
-    site.path("/a").respond(html(
+    site.path("/a").respond(Reply::html(
         "<a href=/missing>x</a><img src=/i2.png><img src=/i1.png>",
     ));
-    site.path("/b").respond(html("<p>b</p>"));
+    site.path("/b").respond(Reply::html("<p>b</p>"));
     site.path("/moved").respond(Reply::redirect(301, "/b"));
     for image in ["/i1.png", "/i2.png"] {
         site.path(image).respond(
@@ -136,55 +130,34 @@ fn free_port() -> SocketAddr {
     listener.local_addr().unwrap()
 }
 
-fn interrupt(child: &Child) {
-    let status = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_request_counter_equals_what_the_servers_saw_per_kind() {
     let web = MultiWeb::start(2).await;
     serve(&web);
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("hosts"),
-        web.hosts_file(&[(SITE, 0), (DOWN, 1), (BUSY, 1)]),
-    )
-    .unwrap();
-    std::fs::write(dir.path().join("ca.pem"), web.certificate_pem()).unwrap();
     let metrics = free_port();
-    let mut crawl = Command::new(env!("CARGO_BIN_EXE_jittybot"))
-        .args([
-            "crawl",
-            "--info-url",
-            INFO_URL,
+    let mut crawl = spawn(&crawl_args(
+        &web,
+        dir.path(),
+        &[(SITE, 0), (DOWN, 1), (BUSY, 1)],
+        &[
             "--pace",
             "50ms",
             "--backoff-base",
             "3s",
-        ])
-        .args(["--max-attempts", "100", "--allow-private-addresses"])
-        .args(["--follow-links", "always"])
-        .arg("--metrics-listen")
-        .arg(metrics.to_string())
-        .arg("--db")
-        .arg(dir.path().join("crawl.sqlite"))
-        .arg("--warc-dir")
-        .arg(dir.path().join("warc"))
-        .arg("--hosts")
-        .arg(dir.path().join("hosts"))
-        .arg("--cacert")
-        .arg(dir.path().join("ca.pem"))
-        .arg(web.http_url(SITE, "/"))
-        .arg(web.http_url(DOWN, "/"))
-        .arg(web.http_url(BUSY, "/"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+            "--max-attempts",
+            "100",
+            "--follow-links",
+            "always",
+            "--metrics-listen",
+            &metrics.to_string(),
+        ],
+        &[
+            web.http_url(SITE, "/"),
+            web.http_url(DOWN, "/"),
+            web.http_url(BUSY, "/"),
+        ],
+    ));
     // Every page and image of the site fetched, then a quiet moment (the other site waits
     // for its next probe): the counter must then equal the log.
     let started = Instant::now();

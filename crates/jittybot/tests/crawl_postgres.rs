@@ -3,90 +3,47 @@
 
 mod common;
 
-use common::INFO_URL;
-
 use std::collections::HashMap;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use db::testing::{postgres_skipped, TestDb};
-use db::{Backend, DbTarget};
-use testweb::{linked_pages, LinkedPages, MultiWeb};
+use common::crawl::{crawl_command, postgres, reach_args, serve_slow_pages, spawn, spawn_logging};
+use testweb::MultiWeb;
 
 const PACE: Duration = Duration::from_millis(200);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_processes_share_a_crawl_and_one_takes_over_when_the_other_dies() {
-    if postgres_skipped() {
-        eprintln!("JITTYBOT_TEST_POSTGRES=skip: not run");
+    let Some((db, url)) = postgres().await else {
         return;
-    }
-    let db = TestDb::new(Backend::Postgres).await;
-    let DbTarget::Postgres(url) = &db.target else {
-        unreachable!()
     };
     const HOSTS: [&str; 4] = ["a1.two.test", "a2.two.test", "b1.two.test", "b2.two.test"];
     const PAGES: u32 = 12;
     let web = MultiWeb::start(2).await;
-    let pages = linked_pages(LinkedPages {
-        host_suffix: ".two.test".into(),
-        pages: PAGES,
-        page_bytes: 2_000,
-        size_spread: 0,
-        links_per_page: 2,
-    });
-    web.generate(move |h, p| pages(h, p).map(|r| r.delay(Duration::from_millis(5))));
+    serve_slow_pages(&web, ".two.test", PAGES, 2_000, 2, Duration::from_millis(5));
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("hosts"),
-        web.hosts_file(&[(HOSTS[0], 0), (HOSTS[1], 0), (HOSTS[2], 1), (HOSTS[3], 1)]),
-    )
-    .unwrap();
-    std::fs::write(dir.path().join("ca.pem"), web.certificate_pem()).unwrap();
-    let args = |warc: &str| {
-        let mut a: Vec<String> = [
-            "crawl",
-            "--info-url",
-            INFO_URL,
-            "--db",
-            url,
-            "--warc-dir",
-            warc,
-            "--pace",
-            "200ms",
-            "--origin-lease",
-            "1s",
-            "--follow-links",
-            "always",
-            "--allow-private-addresses",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        a.extend([
-            "--hosts".into(),
-            dir.path().join("hosts").display().to_string(),
-        ]);
-        a.extend([
-            "--cacert".into(),
-            dir.path().join("ca.pem").display().to_string(),
-        ]);
-        a.extend(HOSTS.iter().map(|h| web.http_url(h, "/p0.html")));
-        a
-    };
-    let spawn = |warc: &str| {
-        Command::new(env!("CARGO_BIN_EXE_jittybot"))
-            .args(args(&dir.path().join(warc).display().to_string()))
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(dir.path().join(format!("{warc}.log"))).unwrap())
-            .spawn()
-            .unwrap()
+    let reach = reach_args(
+        &web,
+        dir.path(),
+        &[(HOSTS[0], 0), (HOSTS[1], 0), (HOSTS[2], 1), (HOSTS[3], 1)],
+    );
+    let seeds: Vec<String> = HOSTS.iter().map(|h| web.http_url(h, "/p0.html")).collect();
+    let options = [
+        "--pace",
+        "200ms",
+        "--origin-lease",
+        "1s",
+        "--follow-links",
+        "always",
+    ];
+    let start = |warc: &str| {
+        let args = crawl_command(&url, &dir.path().join(warc), &reach, &options, &seeds);
+        spawn_logging(&args, &dir.path().join(format!("{warc}.log")))
     };
     let log_of = |name: &str| {
         std::fs::read_to_string(dir.path().join(format!("{name}.log"))).unwrap_or_default()
     };
-    let mut first = spawn("warc-1");
-    let mut second = spawn("warc-2");
+    let mut first = start("warc-1");
+    let mut second = start("warc-2");
     tokio::time::sleep(Duration::from_millis(1500)).await;
     first.kill().unwrap();
     first.wait().unwrap();
@@ -160,56 +117,41 @@ async fn two_processes_share_a_crawl_and_one_takes_over_when_the_other_dies() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_process_that_joins_waits_for_the_work_another_holds_then_both_exit_0() {
-    if postgres_skipped() {
-        eprintln!("JITTYBOT_TEST_POSTGRES=skip: not run");
+    let Some((db, url)) = postgres().await else {
         return;
-    }
-    let db = TestDb::new(Backend::Postgres).await;
-    let DbTarget::Postgres(url) = &db.target else {
-        unreachable!()
     };
     const HOST: &str = "one.idle.test";
     const PAGES: u32 = 15;
     let web = MultiWeb::start(1).await;
-    let pages = linked_pages(LinkedPages {
-        host_suffix: ".idle.test".into(),
-        pages: PAGES,
-        page_bytes: 1_000,
-        size_spread: 0,
-        links_per_page: 2,
-    });
-    web.generate(move |h, p| pages(h, p).map(|r| r.delay(Duration::from_millis(20))));
+    serve_slow_pages(
+        &web,
+        ".idle.test",
+        PAGES,
+        1_000,
+        2,
+        Duration::from_millis(20),
+    );
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("hosts"), web.hosts_file(&[(HOST, 0)])).unwrap();
-    std::fs::write(dir.path().join("ca.pem"), web.certificate_pem()).unwrap();
-    let spawn = |name: &str, seeds: &[String]| {
-        Command::new(env!("CARGO_BIN_EXE_jittybot"))
-            .args([
-                "crawl",
-                "--info-url",
-                INFO_URL,
-                "--db",
-                url,
-                "--pace",
-                "50ms",
-                "--follow-links",
-                "always",
-            ])
-            .args(["--allow-private-addresses", "--origin-lease", "2s"])
-            .arg("--warc-dir")
-            .arg(dir.path().join(name))
-            .arg("--hosts")
-            .arg(dir.path().join("hosts"))
-            .arg("--cacert")
-            .arg(dir.path().join("ca.pem"))
-            .args(seeds)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap()
+    let reach = reach_args(&web, dir.path(), &[(HOST, 0)]);
+    let options = [
+        "--pace",
+        "50ms",
+        "--follow-links",
+        "always",
+        "--origin-lease",
+        "2s",
+    ];
+    let start = |name: &str, seeds: &[String]| {
+        spawn(&crawl_command(
+            &url,
+            &dir.path().join(name),
+            &reach,
+            &options,
+            seeds,
+        ))
     };
     // One origin: the first process holds all the work; the second joins with no seeds.
-    let mut first = spawn("warc-1", &[web.http_url(HOST, "/p0.html")]);
+    let mut first = start("warc-1", &[web.http_url(HOST, "/p0.html")]);
     // The second joins once the first is crawling (before, the crawl is empty and a process
     // that finds nothing to do rightly ends at once).
     let started = std::time::Instant::now();
@@ -223,7 +165,7 @@ async fn a_process_that_joins_waits_for_the_work_another_holds_then_both_exit_0(
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    let second = spawn("warc-2", &[]);
+    let second = start("warc-2", &[]);
     let wait = |mut child: std::process::Child| {
         tokio::task::spawn_blocking(move || {
             let status = common::wait_or_kill(&mut child, common::COMMAND_DEADLINE, "a crawl");

@@ -3,24 +3,20 @@
 
 mod common;
 
-use common::crawl::crawl_args;
+use common::crawl::{crawl_from_first_pages, serve_slow_pages, spawn};
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use testweb::{linked_pages, LinkedPages, MultiWeb};
+use testweb::MultiWeb;
 
 const HOSTS: [&str; 3] = ["h1.restart.test", "h2.restart.test", "h3.restart.test"];
 
 fn args(web: &MultiWeb, dir: &Path) -> Vec<String> {
-    let pins: Vec<(&str, usize)> = HOSTS.iter().enumerate().map(|(i, h)| (*h, i)).collect();
-    let seeds: Vec<String> = HOSTS.iter().map(|h| web.http_url(h, "/p0.html")).collect();
-    crawl_args(
+    crawl_from_first_pages(
         web,
         dir,
-        &pins,
+        &HOSTS,
         &["--pace", "1s", "--follow-links", "always"],
-        &seeds,
     )
 }
 
@@ -35,15 +31,15 @@ fn pages_seen(web: &MultiWeb) -> usize {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_crawl_killed_and_restarted_at_once_never_comes_closer_than_the_pace() {
     let web = MultiWeb::start(3).await;
-    let pages = linked_pages(LinkedPages {
-        host_suffix: ".restart.test".into(),
-        pages: 60,
-        page_bytes: 2_000,
-        size_spread: 0,
-        links_per_page: 3,
-    });
     // Pages take a moment, so the one just requested is in flight (not committed) at the kill.
-    web.generate(move |host, path| pages(host, path).map(|r| r.delay(Duration::from_millis(100))));
+    serve_slow_pages(
+        &web,
+        ".restart.test",
+        60,
+        2_000,
+        3,
+        Duration::from_millis(100),
+    );
     let dir = tempfile::tempdir().unwrap();
     let args = args(&web, dir.path());
     // Three runs, each killed as soon as a page request of its own reached a server, and
@@ -51,13 +47,7 @@ async fn a_crawl_killed_and_restarted_at_once_never_comes_closer_than_the_pace()
     // as the process is up, unless it waits a full pace.
     for _ in 0..3 {
         let before = pages_seen(&web);
-        let mut child = Command::new(env!("CARGO_BIN_EXE_jittybot"))
-            .args(&args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = spawn(&args);
         let t = std::time::Instant::now();
         while pages_seen(&web) == before {
             assert!(t.elapsed() < Duration::from_secs(30), "no page requested");

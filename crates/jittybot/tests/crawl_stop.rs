@@ -4,10 +4,9 @@
 
 mod common;
 
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::crawl::{crawl_args, crawl_db};
+use common::crawl::{crawl_args, crawl_db, spawn};
 use common::{jittybot, stdout};
 use testweb::{MultiWeb, Reply};
 use tokio::time::Instant;
@@ -44,12 +43,7 @@ fn slow_sites(web: &MultiWeb) {
             .strip_suffix(".html")?
             .parse()
             .ok()?;
-        (n < PAGES).then(|| {
-            Reply::ok()
-                .header("Content-Type", "text/html")
-                .body(format!("<p>page {n}</p>"))
-                .delay(PAGE_DELAY)
-        })
+        (n < PAGES).then(|| Reply::html(&format!("<p>page {n}</p>")).delay(PAGE_DELAY))
     });
 }
 
@@ -62,21 +56,11 @@ async fn stop_with(signal: &str) {
     let db = crawl_db(dir.path());
     let seeds: Vec<String> = HOSTS.iter().map(|h| web.https_url(h, "/")).collect();
     let args = crawl_args(&web, dir.path(), &pins, &["--pace", "200ms"], &seeds);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_jittybot"))
-        .args(&args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn(&args);
     // Well into the pages: every site's sitemap read, requests under way on both origins.
     tokio::time::sleep(Duration::from_millis(3_000)).await;
     let signalled = Instant::now();
-    let sent = Command::new("kill")
-        .args([signal, &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
+    common::crawl::signal(&child, signal);
     let status = tokio::task::spawn_blocking(move || {
         common::wait_or_kill(&mut child, common::COMMAND_DEADLINE, "the stopped crawl")
     })

@@ -2,14 +2,11 @@
 
 mod common;
 
-use common::{jittybot, reach, slow_redirect_chain, stderr, stdout};
+use common::{jittybot, reach, slow_redirect_chain, stderr, stdout, url_command};
 use testweb::{Reply, TestWeb};
 
 fn robots_args(web: &TestWeb, host: &str, path: &str, extra: &[&str]) -> Vec<String> {
-    let mut args = vec!["robots".to_owned(), web.http_url(host, path)];
-    args.extend(reach(web, host));
-    args.extend(extra.iter().map(|s| (*s).to_owned()));
-    args
+    url_command("robots", web, host, path, extra)
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -195,8 +192,7 @@ async fn a_coding_not_asked_for_is_unreachable_and_said() {
     assert_eq!(report["error"]["kind"], "unsupported_encoding");
     assert_eq!(report["allowed"], false);
 
-    let mut args = vec!["analyze".to_owned(), web.http_url("zstd.test", "/")];
-    args.extend(reach(&web, "zstd.test"));
+    let args = url_command("analyze", &web, "zstd.test", "/", &[]);
     let output = jittybot(&args, None);
     let text = stdout(&output);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));

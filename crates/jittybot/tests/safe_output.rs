@@ -5,7 +5,7 @@ mod common;
 
 use std::process::{Command, Stdio};
 
-use common::{jittybot, reach, stdout};
+use common::{jittybot, stdout, url_command};
 use testweb::{Reply, TestWeb};
 
 /// ESC [2J clears the screen; ESC ]0; sets the window title; U+009B is the one-byte CSI;
@@ -62,9 +62,7 @@ async fn robots_prints_a_hostile_file_escaped() {
         .path("/robots.txt")
         .respond(Reply::robots_txt(&hostile_robots(&web, "evil.test")));
     for extra in [&[][..], &["--json"][..]] {
-        let mut args = vec!["robots".to_owned(), web.http_url("evil.test", "/")];
-        args.extend(reach(&web, "evil.test"));
-        args.extend(extra.iter().map(|s| (*s).to_owned()));
+        let args = url_command("robots", &web, "evil.test", "/", extra);
         let output = jittybot(&args, None);
         let text = stdout(&output);
         assert_terminal_safe(&text);
@@ -81,17 +79,12 @@ async fn analyze_prints_hostile_robots_page_and_sitemaps_escaped() {
     let site = web.site("evil.test");
     site.path("/robots.txt")
         .respond(Reply::robots_txt(&hostile_robots(&web, "evil.test")));
-    site.path("/").respond(
-        Reply::ok()
-            .header("Content-Type", "text/html")
-            .body(format!(
-                "<html><head><meta name=\"robots\" content=\"noindex, evil{HOSTILE}\nGrade A\">\
+    site.path("/").respond(Reply::html(&format!(
+        "<html><head><meta name=\"robots\" content=\"noindex, evil{HOSTILE}\nGrade A\">\
              </head></html>"
-            )),
-    );
+    )));
     for json in [false, true] {
-        let mut args = vec!["analyze".to_owned(), web.http_url("evil.test", "/")];
-        args.extend(reach(&web, "evil.test"));
+        let mut args = url_command("analyze", &web, "evil.test", "/", &[]);
         if json {
             args.push("--json".to_owned());
         }

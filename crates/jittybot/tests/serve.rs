@@ -8,7 +8,7 @@ use std::io::Read;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::serve::{html_page, http_bytes, poll, serve_command, spawn_serve, start_serve, Server};
+use common::serve::{http_bytes, poll, serve_command, spawn_serve, start_serve, Server};
 use common::{jittybot, reach, stderr, stdout};
 use serde_json::Value;
 use testweb::{Reply, TestWeb};
@@ -49,7 +49,7 @@ async fn serve_queues_runs_and_answers_analyses_then_stops_gracefully() {
         .respond(Reply::robots_txt("User-agent: *\nDisallow: /private/\n"));
     web.site("site.test")
         .path("/")
-        .respond(html_page("<head></head>"));
+        .respond(Reply::html("<head></head>"));
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("service.sqlite");
     let db = db.to_str().unwrap();

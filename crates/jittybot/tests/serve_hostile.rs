@@ -8,7 +8,7 @@ use std::net::{Ipv4Addr, SocketAddr, TcpStream};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::serve::{html_page, start_serve, Server};
+use common::serve::{start_serve, Server};
 use testweb::{Reply, TestWeb};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpSocket;
@@ -242,7 +242,7 @@ async fn one_client_cannot_hold_back_another_clients_analysis() {
         .respond(Reply::robots_txt("User-agent: *\nAllow: /\n"));
     web.site("fast.test")
         .path("/")
-        .respond(html_page("<head></head>"));
+        .respond(Reply::html("<head></head>"));
     let mut args = vec!["--allow-private-addresses".to_owned()];
     for host in slow_hosts.iter().map(String::as_str).chain(["fast.test"]) {
         for pin in web.pins(host) {
@@ -340,7 +340,7 @@ async fn the_api_keeps_secrets_and_refuses_cross_site_posts() {
         .respond(Reply::robots_txt("User-agent: *\nAllow: /\n"));
     web.site("site.test")
         .path("/page")
-        .respond(html_page("<head><title>x</title></head>"));
+        .respond(Reply::html("<head><title>x</title></head>"));
     let mut args = vec!["--allow-private-addresses".to_owned()];
     for pin in web.pins("site.test") {
         args.extend(["--resolve".to_owned(), pin]);
@@ -495,7 +495,7 @@ async fn damaged_rows_stay_contained() {
             .respond(Reply::robots_txt("User-agent: *\nAllow: /\n"));
         web.site(host)
             .path("/")
-            .respond(html_page("<head><title>x</title></head>"));
+            .respond(Reply::html("<head><title>x</title></head>"));
         for pin in web.pins(host) {
             args.extend(["--resolve".to_owned(), pin]);
         }

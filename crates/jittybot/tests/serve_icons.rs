@@ -6,7 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::serve::{html_page, http_bytes, poll, start_serve, Server};
+use common::serve::{http_bytes, poll, start_serve, Server};
 use common::{jittybot, reach, stderr};
 use image::{DynamicImage, ImageFormat, Rgba, RgbaImage};
 use testweb::{Reply, TestWeb};
@@ -37,7 +37,7 @@ async fn the_scheduled_icon_search_decodes_in_the_sandbox() {
     web.site(host)
         .path("/robots.txt")
         .respond(Reply::robots_txt("User-agent: *\nAllow: /\n"));
-    web.site(host).path("/").respond(html_page(
+    web.site(host).path("/").respond(Reply::html(
         r#"<html><head><link rel="icon" href="/bomb.svg" sizes="any"></head></html>"#,
     ));
     web.site(host).path("/bomb.svg").respond(

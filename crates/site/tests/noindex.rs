@@ -4,8 +4,16 @@
 mod common;
 
 use common::{analysis, app, get, store};
+use service::testing::TestService;
+use service::ReportId;
 
 const PLAIN: &str = "User-agent: *\nDisallow: /private\n";
+
+/// Stores a report of `page` fetched `at` under the [`PLAIN`] robots.txt, the page sending
+/// `headers` as its `X-Robots-Tag` values.
+async fn insert_plain(data: &TestService, page: &str, headers: &[&str], at: &str) -> ReportId {
+    data.insert(&analysis(page, PLAIN, headers, &[], at)).await
+}
 
 /// Stores one report of `page` and answers what the site says of it: the report page, and
 /// whether the home page and sitemap.xml mention it.
@@ -152,9 +160,7 @@ async fn hostile_crawler_names_are_not_passed_on() {
 async fn older_reports_follow_the_newest_report_of_their_url() {
     let data = store().await;
     let page = "https://site.test/";
-    let old = data
-        .insert(&analysis(page, PLAIN, &[], &[], "2026-10-01T10:00:00Z"))
-        .await;
+    let old = insert_plain(&data, page, &[], "2026-10-01T10:00:00Z").await;
     let new = data
         .insert(&analysis(
             page,
@@ -165,8 +171,7 @@ async fn older_reports_follow_the_newest_report_of_their_url() {
         ))
         .await;
     let other = "https://site.test/other";
-    data.insert(&analysis(other, PLAIN, &[], &[], "2026-11-01T10:00:00Z"))
-        .await;
+    insert_plain(&data, other, &[], "2026-11-01T10:00:00Z").await;
     let app = app(&data);
     let old_page = get(&app, &format!("/score/site.test/{old}")).await;
     assert_eq!(old_page.headers("x-robots-tag"), vec!["noindex"]);
@@ -186,14 +191,7 @@ async fn a_domain_page_is_noindex_when_none_of_its_urls_may_be_indexed() {
     let data = store().await;
     for path in ["/a", "/b"] {
         let page = format!("https://site.test{path}");
-        data.insert(&analysis(
-            &page,
-            PLAIN,
-            &["noindex"],
-            &[],
-            "2026-11-01T10:00:00Z",
-        ))
-        .await;
+        insert_plain(&data, &page, &["noindex"], "2026-11-01T10:00:00Z").await;
     }
     let app = app(&data);
     let domain = get(&app, "/score/site.test").await;
@@ -250,16 +248,8 @@ async fn an_unreadable_robots_txt_keeps_the_bot_off_so_nothing_is_published() {
 async fn a_domain_page_is_judged_by_each_urls_newest_report() {
     let data = store().await;
     let page = "https://site.test/a";
-    data.insert(&analysis(page, PLAIN, &[], &[], "2026-10-01T10:00:00Z"))
-        .await;
-    data.insert(&analysis(
-        page,
-        PLAIN,
-        &["noindex"],
-        &[],
-        "2026-11-01T10:00:00Z",
-    ))
-    .await;
+    insert_plain(&data, page, &[], "2026-10-01T10:00:00Z").await;
+    insert_plain(&data, page, &["noindex"], "2026-11-01T10:00:00Z").await;
     let app = app(&data);
     let domain = get(&app, "/score/site.test").await;
     assert_eq!(
@@ -267,8 +257,7 @@ async fn a_domain_page_is_judged_by_each_urls_newest_report() {
         vec!["noindex"],
         "newest asks noindex"
     );
-    data.insert(&analysis(page, PLAIN, &[], &[], "2026-11-02T10:00:00Z"))
-        .await;
+    insert_plain(&data, page, &[], "2026-11-02T10:00:00Z").await;
     let domain = get(&app, "/score/site.test").await;
     assert!(
         domain.headers("x-robots-tag").is_empty(),

@@ -61,6 +61,28 @@ pub async fn crawl(
     (summary, events)
 }
 
+/// Crawls the one site `host` (on the web's first address) from its home page, with
+/// [`config`], archiving to `warc`.
+pub async fn crawl_site(
+    target: &DbTarget,
+    web: &MultiWeb,
+    host: &str,
+    warc: &Path,
+) -> (Summary, Vec<Event>) {
+    let seeds = [web.http_url(host, "/")];
+    crawl(target, fetcher(web, &[(host, 0)]), config(warc), &seeds).await
+}
+
+/// A site that allows everything and has no sitemap: only its own pages steer the crawl.
+pub fn open_site(web: &MultiWeb, host: &str) {
+    web.site(host)
+        .path("/robots.txt")
+        .respond(Reply::robots_txt("User-agent: *\nAllow: /\n"));
+    web.site(host)
+        .path("/sitemap.xml")
+        .respond(Reply::status(404));
+}
+
 /// A site with robots.txt and pages linking to each other.
 pub fn small_site(web: &MultiWeb, host: &str, pages: usize) {
     web.site(host)
@@ -93,15 +115,20 @@ pub fn small_site(web: &MultiWeb, host: &str, pages: usize) {
     }
 }
 
-/// Every WARC record in `dir`, read by the `warc` crate: (type, target URI).
-pub fn warc_records(dir: &Path) -> Vec<(String, String)> {
+/// The files in `dir` (the WARC files a crawl wrote), in name order: the order written.
+pub fn warc_files(dir: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
     files.sort();
+    files
+}
+
+/// Every WARC record in `dir`, read by the `warc` crate: (type, target URI).
+pub fn warc_records(dir: &Path) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    for f in files {
+    for f in warc_files(dir) {
         assert!(
             f.to_string_lossy().ends_with(".warc.gz"),
             "unfinished {f:?}"
@@ -124,6 +151,13 @@ pub fn warc_records(dir: &Path) -> Vec<(String, String)> {
 /// An HTML page.
 pub fn html(body: &str) -> Reply {
     Reply::ok().header("Content-Type", "text/html").body(body)
+}
+
+/// A PNG image (its signature, then `name`: each image's bytes differ).
+pub fn png(name: &str) -> Reply {
+    Reply::ok()
+        .header("Content-Type", "image/png")
+        .body(format!("\u{89}PNG {name}"))
 }
 
 /// `bytes` gzip-compressed (a `.gz` sitemap, a `Content-Encoding: gzip` body).

@@ -108,6 +108,21 @@ pub fn reach(web: &TestWeb, host: &str) -> Vec<String> {
     args
 }
 
+/// `jittybot COMMAND URL` (`robots`, `analyze`) for `path` on `host` of `web`, with the
+/// options that reach it ([`reach`]) and `extra`.
+pub fn url_command(
+    command: &str,
+    web: &TestWeb,
+    host: &str,
+    path: &str,
+    extra: &[&str],
+) -> Vec<String> {
+    let mut args = vec![command.to_owned(), web.http_url(host, path)];
+    args.extend(reach(web, host));
+    args.extend(extra.iter().map(|s| (*s).to_owned()));
+    args
+}
+
 /// The standard output, as text.
 pub fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()

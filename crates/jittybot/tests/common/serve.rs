@@ -8,8 +8,6 @@ use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use testweb::Reply;
-
 /// How long a request to the server may take before the test fails.
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -127,9 +125,4 @@ pub fn poll<T>(limit: Duration, every: Duration, mut attempt: impl FnMut() -> (b
         }
         std::thread::sleep(every);
     }
-}
-
-/// An HTML page of the test web (a site's home page).
-pub fn html_page(html: &str) -> Reply {
-    Reply::ok().header("Content-Type", "text/html").body(html)
 }
