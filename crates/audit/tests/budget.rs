@@ -42,6 +42,28 @@ fn slow_chain(web: &TestWeb, host: &str, from: &str, redirects: usize, delay: Du
     path
 }
 
+/// Two redirects of 250 ms each from `from` on `host`, then a `content_type` body sent as
+/// `copies` copies of `chunk`, one every 100 ms: fast enough for the minimum transfer rate,
+/// so only the one deadline over hops and body can stop it. Returns the dripping path.
+fn slow_drip(
+    web: &TestWeb,
+    host: &str,
+    from: &str,
+    content_type: &str,
+    chunk: &[u8],
+    copies: usize,
+) -> String {
+    let last = slow_chain(web, host, from, 2, Duration::from_millis(250));
+    web.site(host)
+        .path(&last)
+        .respond(Reply::ok().header("Content-Type", content_type).drip(
+            chunk,
+            Duration::from_millis(100),
+            copies,
+        ));
+    last
+}
+
 /// Runs the analysis of `target` under `budget`, and checks from the web's own log that
 /// no request arrived past the budget and that the analysis ended within it.
 async fn analyse_within(
@@ -103,19 +125,13 @@ async fn a_slow_drip_across_robots_txt_hops_is_unreachable_for_both_commands_wit
     // the minimum transfer rate, so only the one deadline over hops and body can stop it.
     let budget = Duration::from_secs(1);
     let web = TestWeb::start().await;
-    let last = slow_chain(
+    slow_drip(
         &web,
         "drip.test",
         "/robots.txt",
-        2,
-        Duration::from_millis(250),
-    );
-    web.site("drip.test").path(&last).respond(
-        Reply::ok().header("Content-Type", "text/plain").drip(
-            b"User-agent: *\nAllow: /\n",
-            Duration::from_millis(100),
-            30,
-        ),
+        "text/plain",
+        b"User-agent: *\nAllow: /\n",
+        30,
     );
     web.site("drip.test")
         .path("/")
@@ -150,13 +166,13 @@ async fn a_slow_page_chain_and_drip_end_with_the_analysis_budget() {
         .respond(Reply::robots_txt(&format!(
             "User-agent: *\nAllow: /\nSitemap: {sitemap}\n"
         )));
-    let last = slow_chain(&web, "page.test", "/", 2, Duration::from_millis(250));
-    web.site("page.test").path(&last).respond(
-        Reply::ok().header("Content-Type", "text/html").drip(
-            b"<!-- a head that never ends -->",
-            Duration::from_millis(100),
-            50,
-        ),
+    let last = slow_drip(
+        &web,
+        "page.test",
+        "/",
+        "text/html",
+        b"<!-- a head that never ends -->",
+        50,
     );
     web.site("page.test")
         .path("/sitemap.xml")
@@ -205,19 +221,13 @@ async fn a_slow_sitemap_host_ends_with_the_analysis_budget_not_the_sitemap_budge
             .header("Content-Type", "text/html")
             .body("<head></head>"),
     );
-    let last = slow_chain(
+    slow_drip(
         &web,
         "maps.test",
         "/robots.txt",
-        2,
-        Duration::from_millis(250),
-    );
-    web.site("maps.test").path(&last).respond(
-        Reply::ok().header("Content-Type", "text/plain").drip(
-            b"User-agent: *\nAllow: /\n",
-            Duration::from_millis(100),
-            30,
-        ),
+        "text/plain",
+        b"User-agent: *\nAllow: /\n",
+        30,
     );
     web.site("maps.test")
         .path("/sitemap.xml")

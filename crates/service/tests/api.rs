@@ -75,6 +75,11 @@ async fn get(app: &Router, uri: &str) -> Answer {
     call(app, [192, 0, 2, 1], "GET", uri, "text/plain", Vec::new()).await
 }
 
+/// `POST /api/paste` of `text` as `text/plain`, from `client`.
+async fn paste(app: &Router, client: [u8; 4], text: Vec<u8>) -> Answer {
+    call(app, client, "POST", "/api/paste", "text/plain", text).await
+}
+
 async fn analyze(app: &Router, client: [u8; 4], url: &str) -> Answer {
     let body = serde_json::to_vec(&json!({ "url": url })).unwrap();
     call(
@@ -262,28 +267,11 @@ async fn each_client_may_queue_its_share_and_ten_submissions_a_minute() {
         // The rest of the minute's ten submissions, as pastes; then the rate limit.
         let used = u32::try_from(MAX_QUEUED_PER_CLIENT).unwrap() + 1;
         for _ in used..CLIENT_ANALYSES_PER_WINDOW {
-            let paste = b"User-agent: *\nDisallow: /x\n".to_vec();
-            let pasted = call(
-                &app,
-                [192, 0, 2, 1],
-                "POST",
-                "/api/paste",
-                "text/plain",
-                paste,
-            )
-            .await;
+            let text = b"User-agent: *\nDisallow: /x\n".to_vec();
+            let pasted = paste(&app, [192, 0, 2, 1], text).await;
             assert_eq!(pasted.status, StatusCode::CREATED);
         }
-        let paste = b"User-agent: *\n".to_vec();
-        let over = call(
-            &app,
-            [192, 0, 2, 1],
-            "POST",
-            "/api/paste",
-            "text/plain",
-            paste,
-        )
-        .await;
+        let over = paste(&app, [192, 0, 2, 1], b"User-agent: *\n".to_vec()).await;
         assert_eq!(over.status, StatusCode::TOO_MANY_REQUESTS);
         let wait: u64 = over.retry_after.expect("Retry-After").parse().unwrap();
         assert!((1..=60).contains(&wait), "{wait}");
@@ -303,7 +291,7 @@ async fn pastes_raw_or_uploaded_are_private_and_capped() {
             let service = service(&target, &web, true, &[]).await;
             let app = service::router(service.clone());
             let raw = b"User-agent: *\nDissallow: /x\n".to_vec();
-            let pasted = call(&app, [192, 0, 2, 1], "POST", "/api/paste", "text/plain", raw).await;
+            let pasted = paste(&app, [192, 0, 2, 1], raw).await;
             assert_eq!(pasted.status, StatusCode::CREATED, "{}", pasted.json);
             let id = pasted.json["id"].as_str().unwrap().to_owned();
             assert_eq!(pasted.json["address"], format!("http://service.test/paste/{id}"));
@@ -324,10 +312,10 @@ async fn pastes_raw_or_uploaded_are_private_and_capped() {
             assert_eq!(up.json["report"]["robots"]["body"], "User-agent: *\nDisallow: /up\n");
 
             let big = vec![b'#'; MAX_PASTE_BYTES + 1];
-            let refused = call(&app, [192, 0, 2, 1], "POST", "/api/paste", "text/plain", big).await;
+            let refused = paste(&app, [192, 0, 2, 1], big).await;
             assert_eq!(refused.status, StatusCode::PAYLOAD_TOO_LARGE, "{}", refused.json);
             let huge = vec![b'#'; MAX_PASTE_BYTES * 2];
-            let refused = call(&app, [192, 0, 2, 1], "POST", "/api/paste", "text/plain", huge).await;
+            let refused = paste(&app, [192, 0, 2, 1], huge).await;
             assert_eq!(refused.status, StatusCode::PAYLOAD_TOO_LARGE, "{}", refused.json);
 
             let ranking = get(&app, "/api/ranking").await;
