@@ -49,7 +49,7 @@ pub use crate::event::EndReason;
 use crate::event::Event;
 use crate::normal::NormalUrl;
 use crate::origins::OriginModel;
-use crate::store::{NewUrl, SiteId, Store, UrlKind, PRIORITY_LINKED, PRIORITY_SITEMAPS};
+use crate::store::{NewUrl, SiteId, Store, UrlKind, PRIORITY_LINKED};
 use places::Places;
 use warc::{WarcError, WarcWriter};
 
@@ -323,26 +323,14 @@ async fn run(ctx: &Arc<Ctx>, seeds: &[NormalUrl]) -> Result<EndReason, CrawlErro
 
 async fn add_seeds(ctx: &Arc<Ctx>, seeds: &[NormalUrl]) -> Result<(), CrawlError> {
     let mut urls = Vec::new();
-    let mut robots_files = std::collections::HashSet::new();
     for seed in seeds {
         ctx.places.add_seed_site(seed).await?;
         let (host, events) = ctx.places.host(seed, ctx.polite.pacer()).await?;
         ctx.emit_all(events);
-        ctx.places.first_sight(seed.key());
         // The sitemaps this host's robots.txt declares, read before its pages: every host
         // has its own, so each seed host of a site gets its entry.
-        if let Ok(robots) = NormalUrl::join(seed.url(), "/robots.txt") {
-            if robots_files.insert(robots.key().to_string()) {
-                urls.push(NewUrl {
-                    key: robots.key().to_string(),
-                    host: host.clone(),
-                    kind: UrlKind::Sitemaps,
-                    priority: PRIORITY_SITEMAPS,
-                    in_sitemap: false,
-                    lastmod: None,
-                });
-            }
-        }
+        urls.extend(sitemaps::entry_for_host(ctx, seed, &host));
+        ctx.places.first_sight(seed.key());
         urls.push(NewUrl {
             key: seed.key().to_string(),
             host,

@@ -331,6 +331,10 @@ pub(crate) async fn queue_found(
         }
         let (host, events) = ctx.places.host(&url, ctx.polite.pacer()).await?;
         ctx.emit_all(events);
+        if kind == UrlKind::Page {
+            // A host first reached by a link has its own robots.txt and sitemaps too.
+            out.extend(super::sitemaps::entry_for_host(ctx, &url, &host));
+        }
         out.push(NewUrl {
             key: url.key().to_string(),
             host,

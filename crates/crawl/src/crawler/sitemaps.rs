@@ -1,7 +1,8 @@
-//! Sitemaps first: for each seed host, its robots.txt's `Sitemap:` lines (or
-//! `/sitemap.xml` when it declares none), indexes followed, entries queued before any link.
-//! Every host has its own robots.txt and so its own sitemaps: hosts of one site are read
-//! each on its own.
+//! Sitemaps first: for each host, a seed's or one first reached by a link, its robots.txt's
+//! `Sitemap:` lines (or `/sitemap.xml` when it declares none), indexes followed, entries
+//! queued before any link. Every host has its own robots.txt and so its own sitemaps: hosts
+//! of one site are read each on its own. An unchanged index (a 304) lists again the
+//! sitemaps its last full read recorded under it.
 //!
 //! Every run reads them again, conditionally (`If-None-Match` / `If-Modified-Since` from the
 //! last read), so a changed `lastmod` queues its URL again and an unchanged sitemap costs a
@@ -31,7 +32,7 @@ use super::turns::wait_for_turn;
 use super::{CrawlError, Ctx};
 use crate::normal::NormalUrl;
 use crate::site::Site;
-use crate::store::{NewUrl, OriginId, SiteId, UrlKind};
+use crate::store::{HostInfo, NewUrl, OriginId, SiteId, UrlKind, PRIORITY_SITEMAPS};
 use sitemap::{
     parse_sitemap, Location, SitemapKind, MAX_SITEMAP_BYTES, MAX_SITEMAP_DEPTH,
     MAX_SITEMAP_FILES_PER_SITE, MAX_SITEMAP_URLS_PER_SITE,
@@ -68,33 +69,78 @@ pub(crate) async fn read_site(
     if !ctx.store.db().try_lease(&lease_name, &lease).await? {
         return Ok(true);
     }
-    let complete = read_leased(&ctx, seed, (key, origin_id), &host, &site).await;
-    ctx.store
-        .db()
-        .release_lease(&lease_name, &ctx.holder)
+    let read = read_leased(&ctx, seed, (key, origin_id), &host, &site).await;
+    let total = match read {
+        Ok(Some(total)) => total,
+        stopped_or_failed => {
+            // Nothing to record: the lease is given back alone.
+            ctx.store
+                .db()
+                .release_lease(&lease_name, &ctx.holder)
+                .await?;
+            return stopped_or_failed.map(|_| false);
+        }
+    };
+    // The read recorded and the lease given back in one transaction.
+    let usable = ctx
+        .store
+        .set_host_sitemaps_releasing(
+            (host.host_id, host.site_id),
+            Timestamp::now(),
+            total as u64,
+            (&lease_name, &ctx.holder),
+        )
         .await?;
-    complete
+    ctx.set_site_follow(host.site_id, !usable);
+    Ok(true)
 }
 
-/// [`read_site`] with the host's sitemap lease in hand.
+/// The frontier entry that has a host's sitemaps read (its robots.txt URL, of kind
+/// [`UrlKind::Sitemaps`]), for a host (`url` is any URL of it) this process has not queued
+/// one for yet: seed hosts and hosts first reached by a link alike, since each host's
+/// robots.txt declares its own sitemaps.
+pub(crate) fn entry_for_host(ctx: &Ctx, url: &NormalUrl, host: &HostInfo) -> Option<NewUrl> {
+    let key = robots_key(url.key())?;
+    if !ctx.places.first_sight(&key) {
+        return None;
+    }
+    Some(NewUrl {
+        key,
+        host: host.clone(),
+        kind: UrlKind::Sitemaps,
+        priority: PRIORITY_SITEMAPS,
+        in_sitemap: false,
+        lastmod: None,
+    })
+}
+
+/// The frontier key of the robots.txt of a URL's host, from the URL's key (`//host:port/...`,
+/// already normalised): cut from the text, since it is asked for every link found.
+fn robots_key(key: &str) -> Option<String> {
+    let authority = key.strip_prefix("//")?.split(['/', '?', '#']).next()?;
+    (!authority.is_empty()).then(|| format!("//{authority}/robots.txt"))
+}
+
+/// [`read_site`] with the host's sitemap lease in hand: how many URLs the host's sitemaps
+/// listed, or `None` when the crawl stopped before they were all read.
 async fn read_leased(
     ctx: &Arc<Ctx>,
     seed: NormalUrl,
     (key, origin_id): (&OriginKey, OriginId),
     host: &crate::store::HostInfo,
     site: &Site,
-) -> Result<bool, CrawlError> {
+) -> Result<Option<usize>, CrawlError> {
     if !wait_for_turn(ctx, key, SITEMAP_TURN_WAIT).await {
-        return Ok(false);
+        return Ok(None);
     }
     let operation = Operation::within(URL_DEADLINE * 4).with_max_wait(SITEMAP_TURN_WAIT);
     let (start, declared) =
         declared_by_robots(ctx, seed, (key, origin_id), host, &operation).await?;
-    let todo: VecDeque<(NormalUrl, u32)> = if declared.is_empty() {
+    let todo: VecDeque<Listed> = if declared.is_empty() {
         let fallback = NormalUrl::join(start.url(), "/sitemap.xml");
-        fallback.into_iter().map(|u| (u, 0)).collect()
+        fallback.into_iter().map(Listed::declared).collect()
     } else {
-        declared.into_iter().map(|u| (u, 0)).collect()
+        declared.into_iter().map(Listed::declared).collect()
     };
     let reading = Reading {
         start: &start,
@@ -103,15 +149,7 @@ async fn read_leased(
         site,
         operation: &operation,
     };
-    let Some(total) = read_listed(ctx, &reading, todo).await? else {
-        return Ok(false);
-    };
-    let usable = ctx
-        .store
-        .set_host_sitemaps(host.host_id, host.site_id, Timestamp::now(), total as u64)
-        .await?;
-    ctx.set_site_follow(host.site_id, !usable);
-    Ok(true)
+    read_listed(ctx, &reading, todo).await
 }
 
 /// The sitemaps the host's robots.txt (`seed`) declares, read over HTTPS first and over HTTP
@@ -174,19 +212,37 @@ struct Reading<'a> {
     operation: &'a Operation,
 }
 
-/// Reads the sitemaps in `todo` (each with the index depth it was found at), indexes
-/// followed, within the limits, and queues the URLs they list. Returns how many they listed,
-/// or `None` when the crawl stopped first.
+/// A sitemap to read: declared by robots.txt, or listed by an index.
+struct Listed {
+    url: NormalUrl,
+    /// 0 when declared, +1 per index level.
+    depth: u32,
+    /// The index that lists it (its row).
+    parent: Option<i64>,
+}
+
+impl Listed {
+    fn declared(url: NormalUrl) -> Listed {
+        Listed {
+            url,
+            depth: 0,
+            parent: None,
+        }
+    }
+}
+
+/// Reads the sitemaps in `todo`, indexes followed, within the limits, and queues the URLs
+/// they list. Returns how many they listed, or `None` when the crawl stopped first.
 async fn read_listed(
     ctx: &Arc<Ctx>,
     reading: &Reading<'_>,
-    mut todo: VecDeque<(NormalUrl, u32)>,
+    mut todo: VecDeque<Listed>,
 ) -> Result<Option<usize>, CrawlError> {
     let (key, origin_id) = reading.origin;
     let start = reading.start;
     let (mut files, mut total) = (0usize, 0usize);
     let mut tries: HashMap<String, u32> = HashMap::new();
-    while let Some((url, depth)) = todo.pop_front() {
+    while let Some(Listed { url, depth, parent }) = todo.pop_front() {
         // HTTPS wherever available: a sitemap declared as http:// on a host known to serve
         // HTTPS is read over HTTPS.
         let url = if !url.is_https()
@@ -204,18 +260,12 @@ async fn read_listed(
             return Ok(None);
         }
         files += 1;
-        let id = ctx
+        let row = ctx
             .store
-            .add_sitemap(url.as_str(), reading.site_id, depth)
+            .add_listed_sitemap(url.as_str(), reading.site_id, depth, parent)
             .await?;
-        let mut read = read_one(
-            ctx,
-            &url,
-            (id, reading.site_id),
-            reading.site,
-            reading.operation,
-        )
-        .await?;
+        let id = row.id;
+        let mut read = read_one(ctx, &url, row, reading.site, reading.operation).await?;
         ctx.committer
             .send(Work {
                 members: std::mem::take(&mut read.members),
@@ -230,14 +280,16 @@ async fn read_listed(
                 // Again at once: the pacer holds the request until the origin's back-off
                 // (or the server's Retry-After) has passed.
                 files -= 1;
-                todo.push_front((url, depth));
+                todo.push_front(Listed { url, depth, parent });
                 continue;
             }
         }
-        for child in read.children {
-            if depth < MAX_SITEMAP_DEPTH {
-                todo.push_back((child, depth + 1));
-            }
+        if depth < MAX_SITEMAP_DEPTH {
+            todo.extend(read.children.into_iter().map(|child| Listed {
+                url: child,
+                depth: depth + 1,
+                parent: Some(id),
+            }));
         }
         let room = MAX_SITEMAP_URLS_PER_SITE - total;
         let mut urls = read.urls;
@@ -318,12 +370,12 @@ struct Read {
 async fn read_one(
     ctx: &Ctx,
     url: &NormalUrl,
-    (id, site_id): (i64, SiteId),
+    row: crate::store::SitemapRow,
     site: &Site,
     operation: &Operation,
 ) -> Result<Read, CrawlError> {
-    let row = ctx.store.sitemap(id).await?;
-    let request = sitemap_request(url, row.as_ref());
+    let id = row.id;
+    let request = sitemap_request(url, &row);
     let response = ctx
         .polite
         .fetch(PoliteRequest::new(request, &PAGE_TOKENS), operation)
@@ -357,11 +409,9 @@ async fn read_one(
                 if let Some(hop) = &hop {
                     archive.not_modified(hop, None);
                 }
-                let r = row.clone().unwrap_or_else(|| unreachable_row(id, site_id));
-                etag = etag.or(r.etag.clone());
-                last_modified = last_modified.or(r.last_modified.clone());
-                let known = ctx.store.sitemaps(site_id).await?;
-                entries = unchanged(ctx, &r, &known, &mut read).await?;
+                etag = etag.or(row.etag.clone());
+                last_modified = last_modified.or(row.last_modified.clone());
+                entries = unchanged(ctx, &row, &mut read).await?;
             } else if let (Ok(body), Some(hop)) = (body, &hop) {
                 archive.exchange(hop, Some(Payload::of_body(&body)), false);
                 if status.is_success() {
@@ -390,38 +440,38 @@ async fn read_one(
 }
 
 /// The request for a sitemap, conditional when an earlier read left validators (`row`).
-fn sitemap_request(url: &NormalUrl, row: Option<&crate::store::SitemapRow>) -> Request {
+fn sitemap_request(url: &NormalUrl, row: &crate::store::SitemapRow) -> Request {
     let mut request = Request::get(url.url().clone());
     request.max_body_bytes = usize::try_from(MAX_SITEMAP_BYTES).unwrap_or(usize::MAX);
     request.keep_raw = true;
     request.kind = fetch::RequestKind::Sitemap;
-    if let Some(r) = row {
-        if r.fetched_at.is_some() && (r.etag.is_some() || r.last_modified.is_some()) {
-            request.validators = Some(Validators {
-                etag: r.etag.clone(),
-                last_modified: r.last_modified.clone(),
-            });
-        }
+    if row.fetched_at.is_some() && (row.etag.is_some() || row.last_modified.is_some()) {
+        request.validators = Some(Validators {
+            etag: row.etag.clone(),
+            last_modified: row.last_modified.clone(),
+        });
     }
     request
 }
 
 /// A sitemap (`r`) answered 304: it lists what it listed before. The children of an
-/// unchanged index are the sitemaps found under it before (of the `known` ones); its entries
-/// count as still there. Returns how many.
+/// unchanged index are the sitemaps its last full read listed (those recorded under it: not
+/// the other sitemaps of its site, which other hosts' robots.txt declare); its entries count
+/// as still there. Returns how many.
 async fn unchanged(
     ctx: &Ctx,
     r: &crate::store::SitemapRow,
-    known: &[crate::store::SitemapRow],
     read: &mut Read,
 ) -> Result<u64, CrawlError> {
-    read.children = known
+    read.children = ctx
+        .store
+        .sitemap_children(r.id)
+        .await?
         .iter()
-        .filter(|k| k.depth > r.depth)
         .filter_map(|k| NormalUrl::parse(&k.url).ok())
         .collect();
-    read.unchanged_entries = usize::try_from(stored_entries(ctx, r.id).await?).unwrap_or(0);
-    Ok(read.unchanged_entries as u64)
+    read.unchanged_entries = usize::try_from(r.entries).unwrap_or(usize::MAX);
+    Ok(r.entries)
 }
 
 /// What a sitemap's body lists: its children (an index) or its URLs (a urlset, a text file)
@@ -468,22 +518,6 @@ fn locate_in(site: &Site) -> impl Fn(&str) -> Location<NormalUrl> + '_ {
     }
 }
 
-async fn stored_entries(ctx: &Ctx, id: i64) -> Result<u64, CrawlError> {
-    Ok(ctx.store.sitemap_entries(id).await?)
-}
-
-fn unreachable_row(id: i64, site_id: SiteId) -> crate::store::SitemapRow {
-    crate::store::SitemapRow {
-        id,
-        url: String::new(),
-        site_id,
-        depth: 0,
-        fetched_at: None,
-        etag: None,
-        last_modified: None,
-    }
-}
-
 async fn queue(ctx: &Ctx, urls: Vec<NewUrl>) -> Result<(), CrawlError> {
     for chunk in urls.chunks(5_000) {
         ctx.store.enqueue(chunk).await?;
@@ -494,6 +528,20 @@ async fn queue(ctx: &Ctx, urls: Vec<NewUrl>) -> Result<(), CrawlError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hosts_robots_key_is_cut_from_any_of_its_urls_keys() {
+        for (url, robots) in [
+            ("https://a.test/x/y?z", "//a.test/robots.txt"),
+            ("http://a.test:8080/?q#f", "//a.test:8080/robots.txt"),
+            ("https://a.test:443/", "//a.test/robots.txt"),
+        ] {
+            let url = NormalUrl::parse(url).unwrap();
+            let joined = NormalUrl::join(url.url(), "/robots.txt").unwrap();
+            assert_eq!(robots_key(url.key()).as_deref(), Some(robots));
+            assert_eq!(joined.key(), robots);
+        }
+    }
 
     #[tokio::test]
     async fn entries_are_normalised_urls_of_the_sitemaps_own_site() {

@@ -63,6 +63,11 @@ pub(crate) async fn work_origin(
                     ctx.store.return_to_queue(&back).await?;
                     break 'claims;
                 }
+                Ok(Flow::Reclaim) if rest.as_slice().first().is_some_and(is_sitemaps) => {
+                    // The next claimed is another host's sitemaps entry: it comes before the
+                    // URLs just listed (sitemaps entries are claimed first) and is read at
+                    // once, so the batch is not handed back and claimed again for each host.
+                }
                 Ok(Flow::Reclaim) => {
                     let back: Vec<UrlId> = rest.map(|u| u.id).collect();
                     ctx.store.return_to_queue(&back).await?;
@@ -85,6 +90,11 @@ pub(crate) async fn work_origin(
     };
     ctx.committer.send(work).await?;
     result
+}
+
+/// Whether a claimed URL is a host's sitemaps entry.
+fn is_sitemaps(url: &ClaimedUrl) -> bool {
+    url.kind == UrlKind::Sitemaps
 }
 
 /// Takes in the origin's stored pacing; true when it is complete (its last holder gave the

@@ -21,8 +21,32 @@ pub static CRAWL_SCHEMA: Schema = Schema {
             sqlite: V2_SQLITE,
             postgres: V2_POSTGRES,
         },
+        Migration {
+            version: 3,
+            name: "a sitemap knows its index; sites follow their hosts' sitemaps by index",
+            sqlite: V3,
+            postgres: V3,
+        },
     ],
 };
+
+/// A site's sitemap state follows from its hosts' (any usable one, found by the index on
+/// `crawl_hosts (site_id, sitemap_state)`), its URL count moves with each host's, from their
+/// sum now.
+///
+/// An index that answers 304 lists what it listed before: its own children, found by their
+/// `parent_id` (NULL for a sitemap robots.txt declares, and for rows stored before this
+/// column, whose index is unknown). The sitemaps of sites that have indexes lose their
+/// validators, so their next read is in full and records every child's index: until then
+/// a 304 could not tell an index's children.
+const V3: &str = "ALTER TABLE crawl_sitemaps ADD COLUMN parent_id BIGINT;
+CREATE INDEX crawl_sitemaps_parent ON crawl_sitemaps (parent_id);
+UPDATE crawl_sitemaps SET etag = NULL, last_modified = NULL
+    WHERE site_id IN (SELECT site_id FROM crawl_sitemaps WHERE depth > 0);
+CREATE INDEX crawl_hosts_site_sitemaps ON crawl_hosts (site_id, sitemap_state);
+UPDATE crawl_sites SET sitemap_urls = (SELECT COALESCE(SUM(h.sitemap_urls), 0)
+    FROM crawl_hosts h WHERE h.site_id = crawl_sites.id);
+";
 
 /// Each host has its own robots.txt and so its own declared sitemaps: whether they were read,
 /// when, and how many URLs they gave is recorded per host (a site's columns sum its hosts).

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use db::{millis, with_pool, DbError};
+use db::{millis, with_pool, DbError, Holder};
 use jiff::Timestamp;
 
 use super::{HostId, OriginId, SiteId, Store, UrlId, UrlState};
@@ -25,6 +25,11 @@ pub struct SitemapRow {
     pub etag: Option<String>,
     /// `Last-Modified` for a conditional re-read.
     pub last_modified: Option<String>,
+    /// The index that lists it (its row); `None` for one robots.txt declares, and for one
+    /// stored before sitemaps recorded their index.
+    pub parent: Option<i64>,
+    /// How many entries it had when last read.
+    pub entries: u64,
 }
 
 /// A stored media file.
@@ -142,16 +147,47 @@ impl Store {
         site_id: SiteId,
         depth: u32,
     ) -> Result<i64, DbError> {
-        let sql = "INSERT INTO crawl_sitemaps (url, site_id, depth) VALUES ($1, $2, $3) \
-                   ON CONFLICT (url) DO UPDATE SET depth = CASE WHEN excluded.depth < crawl_sitemaps.depth \
-                   THEN excluded.depth ELSE crawl_sitemaps.depth END RETURNING id";
-        with_pool!(&self.db, pool => sqlx::query_scalar(sql)
+        Ok(self.add_listed_sitemap(url, site_id, depth, None).await?.id)
+    }
+
+    /// Record a sitemap of a site, found at `depth` and listed by the index `parent` (`None`:
+    /// declared by robots.txt); returns its row as stored (a known one keeps its state and
+    /// validators). Of two listings, the shallower one wins, and the later of two as deep:
+    /// it names the index the sitemap is read under.
+    pub async fn add_listed_sitemap(
+        &self,
+        url: &str,
+        site_id: SiteId,
+        depth: u32,
+        parent: Option<i64>,
+    ) -> Result<SitemapRow, DbError> {
+        let sql = format!(
+            "INSERT INTO crawl_sitemaps (url, site_id, depth, parent_id) VALUES ($1, $2, $3, $4) \
+             ON CONFLICT (url) DO UPDATE SET \
+             parent_id = CASE WHEN excluded.depth <= crawl_sitemaps.depth \
+                 THEN excluded.parent_id ELSE crawl_sitemaps.parent_id END, \
+             depth = CASE WHEN excluded.depth < crawl_sitemaps.depth \
+                 THEN excluded.depth ELSE crawl_sitemaps.depth END \
+             RETURNING {SITEMAP_COLUMNS}"
+        );
+        let row: SitemapColumns = with_pool!(&self.db, pool => sqlx::query_as(&sql)
             .bind(url)
             .bind(site_id)
             .bind(i32::try_from(depth).unwrap_or(i32::MAX))
+            .bind(parent)
             .fetch_one(pool)
             .await)
-        .map_err(DbError::query("add sitemap"))
+        .map_err(DbError::query("add sitemap"))?;
+        Ok(sitemap_row(row))
+    }
+
+    /// The sitemaps an index listed when last read in full (its row `parent`).
+    pub async fn sitemap_children(&self, parent: i64) -> Result<Vec<SitemapRow>, DbError> {
+        let sql = format!("{SITEMAP_SELECT} WHERE parent_id = $1 ORDER BY id");
+        let rows: Vec<SitemapColumns> =
+            with_pool!(&self.db, pool => sqlx::query_as(&sql).bind(parent).fetch_all(pool).await)
+                .map_err(DbError::query("read sitemap children"))?;
+        Ok(rows.into_iter().map(sitemap_row).collect())
     }
 
     /// The sitemaps of a site.
@@ -161,25 +197,6 @@ impl Store {
             with_pool!(&self.db, pool => sqlx::query_as(&sql).bind(site_id).fetch_all(pool).await)
                 .map_err(DbError::query("read sitemaps"))?;
         Ok(rows.into_iter().map(sitemap_row).collect())
-    }
-
-    /// One sitemap by id: what a read needs of it (its validators), without the site's other
-    /// sitemaps. A site of many hosts has a sitemap row per host, and loading them all for
-    /// each host's read made reading a site's sitemaps quadratic in its hosts.
-    pub async fn sitemap(&self, id: i64) -> Result<Option<SitemapRow>, DbError> {
-        let sql = format!("{SITEMAP_SELECT} WHERE id = $1");
-        let row: Option<SitemapColumns> =
-            with_pool!(&self.db, pool => sqlx::query_as(&sql).bind(id).fetch_optional(pool).await)
-                .map_err(DbError::query("read sitemap"))?;
-        Ok(row.map(sitemap_row))
-    }
-
-    /// How many entries a sitemap had when last read.
-    pub async fn sitemap_entries(&self, id: i64) -> Result<u64, DbError> {
-        let sql = "SELECT entries FROM crawl_sitemaps WHERE id = $1";
-        let n: Option<i64> = with_pool!(&self.db, pool => sqlx::query_scalar(sql).bind(id).fetch_optional(pool).await)
-            .map_err(DbError::query("read sitemap"))?;
-        Ok(n.and_then(|n| u64::try_from(n).ok()).unwrap_or(0))
     }
 
     /// Record a sitemap read: when, its validators, how many entries, or the error.
@@ -258,9 +275,10 @@ impl Store {
     }
 
     /// Record that a host's sitemaps (those its robots.txt declares) were read: whether they
-    /// gave URLs, when, and how many. The host's site is then summed from its hosts: usable
-    /// when any host's sitemaps are, read when the last of them was, with all their URLs.
-    /// Returns whether the site has a usable sitemap.
+    /// gave URLs, when, and how many. The host's site follows from its hosts: usable when any
+    /// host's sitemaps are, read when the last of them was, with all their URLs (its count
+    /// moved by the host's change, not summed again over the site's hosts, which cost a scan
+    /// of them all for every host's read). Returns whether the site has a usable sitemap.
     pub async fn set_host_sitemaps(
         &self,
         host_id: HostId,
@@ -268,30 +286,69 @@ impl Store {
         at: Timestamp,
         urls: u64,
     ) -> Result<bool, DbError> {
+        self.record_host_sitemaps((host_id, site_id), at, urls, None)
+            .await
+    }
+
+    /// [`Store::set_host_sitemaps`], and the named lease `lease` (`db::Db::try_lease`) its
+    /// holder took to read them given back in the same transaction: one commit instead of
+    /// two for each host's read.
+    pub async fn set_host_sitemaps_releasing(
+        &self,
+        (host_id, site_id): (HostId, SiteId),
+        at: Timestamp,
+        urls: u64,
+        lease: (&str, &Holder),
+    ) -> Result<bool, DbError> {
+        self.record_host_sitemaps((host_id, site_id), at, urls, Some(lease))
+            .await
+    }
+
+    async fn record_host_sitemaps(
+        &self,
+        (host_id, site_id): (HostId, SiteId),
+        at: Timestamp,
+        urls: u64,
+        lease: Option<(&str, &Holder)>,
+    ) -> Result<bool, DbError> {
+        // The site first, while the host's row still holds its previous count; another
+        // usable host is found through the index on (site_id, sitemap_state).
+        let site_sql = "UPDATE crawl_sites SET \
+             sitemap_state = CASE WHEN $3 > 0 OR EXISTS (SELECT 1 FROM crawl_hosts h \
+                 WHERE h.site_id = $1 AND h.sitemap_state = 1 AND h.id <> $4) THEN 1 ELSE 2 END, \
+             sitemaps_read_at = $2, \
+             sitemap_urls = sitemap_urls + $3 \
+                 - COALESCE((SELECT h.sitemap_urls FROM crawl_hosts h WHERE h.id = $4), 0) \
+             WHERE id = $1 RETURNING sitemap_state";
         let host_sql = "UPDATE crawl_hosts SET sitemap_state = $1, sitemaps_read_at = $2, \
                         sitemap_urls = $3 WHERE id = $4";
-        let site_sql = "UPDATE crawl_sites SET \
-             sitemap_state = CASE WHEN EXISTS (SELECT 1 FROM crawl_hosts h \
-                 WHERE h.site_id = $1 AND h.sitemap_state = 1) THEN 1 ELSE 2 END, \
-             sitemaps_read_at = $2, \
-             sitemap_urls = (SELECT COALESCE(SUM(h.sitemap_urls), 0) FROM crawl_hosts h \
-                 WHERE h.site_id = $1) \
-             WHERE id = $1 RETURNING sitemap_state";
+        let urls = i64::try_from(urls).unwrap_or(i64::MAX);
         let state: i16 = db::write_tx!(&self.db, tx => {
+            let state = sqlx::query_scalar(site_sql)
+                .bind(site_id)
+                .bind(millis(at))
+                .bind(urls)
+                .bind(host_id)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(DbError::query("record site sitemaps"))?;
             sqlx::query(host_sql)
                 .bind(if urls > 0 { 1i16 } else { 2 })
                 .bind(millis(at))
-                .bind(i64::try_from(urls).unwrap_or(i64::MAX))
+                .bind(urls)
                 .bind(host_id)
                 .execute(&mut *tx)
                 .await
                 .map_err(DbError::query("record host sitemaps"))?;
-            sqlx::query_scalar(site_sql)
-                .bind(site_id)
-                .bind(millis(at))
-                .fetch_one(&mut *tx)
-                .await
-                .map_err(DbError::query("record site sitemaps"))?
+            if let Some((name, holder)) = lease {
+                sqlx::query(RELEASE_NAMED_LEASE)
+                    .bind(name)
+                    .bind(holder.as_str())
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(DbError::query("release named lease"))?;
+            }
+            state
         });
         Ok(state == 1)
     }
@@ -424,7 +481,12 @@ impl Store {
     }
 }
 
-/// The columns of a [`SitemapRow`], in [`SITEMAP_SELECT`]'s order.
+/// `db::Db::release_lease`'s statement (the db crate's `db_leases` table), run inside a
+/// transaction of this store's.
+const RELEASE_NAMED_LEASE: &str = "UPDATE db_leases SET lease_holder = NULL, lease_until = 0 \
+     WHERE name = $1 AND lease_holder = $2";
+
+/// The columns of a [`SitemapRow`], in [`SITEMAP_COLUMNS`]' order.
 type SitemapColumns = (
     i64,
     String,
@@ -433,11 +495,23 @@ type SitemapColumns = (
     Option<i64>,
     Option<String>,
     Option<String>,
+    Option<i64>,
+    i64,
 );
 
+/// The columns of `crawl_sitemaps` read into a [`SitemapRow`] (a macro: both constants below
+/// are made of it).
+macro_rules! sitemap_columns {
+    () => {
+        "id, url, site_id, depth, fetched_at, etag, last_modified, parent_id, entries"
+    };
+}
+
+/// [`SitemapColumns`], as SQL.
+const SITEMAP_COLUMNS: &str = sitemap_columns!();
+
 /// Selects [`SitemapColumns`] from `crawl_sitemaps`.
-const SITEMAP_SELECT: &str =
-    "SELECT id, url, site_id, depth, fetched_at, etag, last_modified FROM crawl_sitemaps";
+const SITEMAP_SELECT: &str = concat!("SELECT ", sitemap_columns!(), " FROM crawl_sitemaps");
 
 fn sitemap_row(r: SitemapColumns) -> SitemapRow {
     SitemapRow {
@@ -448,5 +522,7 @@ fn sitemap_row(r: SitemapColumns) -> SitemapRow {
         fetched_at: r.4.map(db::from_millis),
         etag: r.5,
         last_modified: r.6,
+        parent: r.7,
+        entries: u64::try_from(r.8).unwrap_or(0),
     }
 }
