@@ -12,8 +12,9 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::{CrawlError, Ctx};
+use super::CrawlError;
 use crate::normal::NormalUrl;
+use crate::store::Store;
 
 /// How long a host whose HTTPS failed is fetched over HTTP before HTTPS is tried again within
 /// one run: 1 day. A new run tries again at once.
@@ -60,13 +61,17 @@ impl HttpsMemory {
 /// HTTPS is tried again on the host of `url`, stored as HTTP-only: the failure its robots.txt
 /// over HTTPS left in the robots cache (store and memory) is forgotten, so that robots.txt
 /// is fetched over HTTPS again as part of the retry rather than taken as unreachable.
-pub(crate) async fn retrying(ctx: &Ctx, url: &NormalUrl) -> Result<(), CrawlError> {
+pub(crate) async fn retrying(
+    store: &Store,
+    robots: &fetch::RobotsCache,
+    url: &NormalUrl,
+) -> Result<(), CrawlError> {
     let https = url.with_scheme(true);
     let Ok(scope) = fetch::Scope::of(https.url()) else {
         return Ok(());
     };
-    ctx.store.delete_robots_entry(&scope.to_string()).await?;
-    ctx.polite.robots().forget(|s| *s == scope);
+    store.delete_robots_entry(&scope.to_string()).await?;
+    robots.forget(|s| *s == scope);
     Ok(())
 }
 

@@ -14,7 +14,7 @@
 
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use fetch::{Polite, ResponseHead};
+use fetch::ResponseHead;
 use jiff::Timestamp;
 use render::{
     BrowserPool, DenyReason, GateRecord, GateResponse, PageToRender, PoliteGate, PoliteSource,
@@ -23,7 +23,6 @@ use render::{
 
 use super::archive::{Archive, Payload};
 use super::config::{MEDIA_AGENT, MEDIA_TOKENS, PAGE_TOKENS};
-use super::Ctx;
 use crate::html::{self, Page};
 use crate::normal::NormalUrl;
 use crate::site::Site;
@@ -79,12 +78,6 @@ pub fn chromium_available() -> bool {
     render::find_chromium().is_some()
 }
 
-impl PoliteSource for Ctx {
-    fn polite(&self) -> &Polite {
-        &self.polite
-    }
-}
-
 /// A rendered page, for the page's settlement.
 pub(crate) struct RenderedPage {
     /// Links, media and meta directives of the rendered DOM (`None`: rendering failed).
@@ -99,19 +92,20 @@ pub(crate) struct RenderedPage {
 /// Render the page `url` whose response was `head` with decoded `body`; `None` when no
 /// browser can be used (logged).
 pub(crate) async fn render_page(
-    ctx: &Arc<Ctx>,
+    browsers: &Browsers,
+    source: Arc<dyn PoliteSource>,
     url: &fetch::Url,
     head: &ResponseHead,
     body: &[u8],
 ) -> Option<RenderedPage> {
-    let Some(pool) = ctx.browsers.pool() else {
+    let Some(pool) = browsers.pool() else {
         tracing::warn!(%url, "interactive mode: no Chromium found; the served HTML is used");
         return None;
     };
     let asked_media = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&asked_media);
     let gate = PoliteGate::new(
-        Arc::clone(ctx) as Arc<dyn PoliteSource>,
+        source,
         PAGE_TOKENS,
         MEDIA_TOKENS,
         Some(MEDIA_AGENT.to_string()),

@@ -10,6 +10,7 @@ mod interactive;
 mod lease;
 mod outcome;
 mod page;
+mod parts;
 mod places;
 mod redirects;
 mod request;
@@ -21,13 +22,12 @@ mod turns;
 mod unreachable;
 mod worker;
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use db::{DbError, Holder};
-use fetch::{Fetcher, OriginKey, OriginSnapshot, Pacer, Policy, Polite, RobotsCache};
+use fetch::{Fetcher, Pacer, Policy, Polite, RobotsCache};
 use jiff::Timestamp;
 use tokio::sync::mpsc;
 
@@ -49,7 +49,8 @@ pub use crate::event::EndReason;
 use crate::event::Event;
 use crate::normal::NormalUrl;
 use crate::origins::OriginModel;
-use crate::store::{NewUrl, SiteId, Store, UrlKind, PRIORITY_LINKED};
+use crate::store::{NewUrl, Store, UrlKind, PRIORITY_LINKED};
+use parts::{Crew, Keeper, Progress, Requester, Rules};
 use places::Places;
 use warc::{WarcError, WarcWriter};
 
@@ -82,92 +83,6 @@ pub enum CrawlError {
     /// The operator's levers could not be set up (a bad `--control` file).
     #[error(transparent)]
     Levers(#[from] crate::control::LeversError),
-}
-
-/// The shared state of a running crawl.
-pub(crate) struct Ctx {
-    store: Store,
-    polite: Polite,
-    places: Places,
-    config: CrawlConfig,
-    holder: Holder,
-    levers: Arc<crate::control::Levers>,
-    /// Hosts whose HTTPS failed in this run.
-    https: https::HttpsMemory,
-    committer: committer::Committer,
-    events: mpsc::UnboundedSender<Event>,
-    stop: Arc<AtomicBool>,
-    counters: Arc<LiveCounters>,
-    pages: AtomicU64,
-    max_pages_hit: AtomicBool,
-    site_follow: Mutex<HashMap<SiteId, bool>>,
-    media_seen: Mutex<std::collections::HashSet<String>>,
-    browsers: interactive::Browsers,
-}
-
-impl Ctx {
-    fn stopping(&self) -> bool {
-        self.stop.load(Ordering::SeqCst) || self.max_pages_hit.load(Ordering::SeqCst)
-    }
-
-    fn emit(&self, event: Event) {
-        let _ = self.events.send(event);
-    }
-
-    fn emit_all(&self, events: Vec<Event>) {
-        events.into_iter().for_each(|e| self.emit(e));
-    }
-
-    fn count_page(&self) {
-        let n = self.pages.fetch_add(1, Ordering::SeqCst) + 1;
-        if self.config.max_pages.is_some_and(|max| n >= max) {
-            self.max_pages_hit.store(true, Ordering::SeqCst);
-        }
-    }
-
-    fn site_follow(&self, site: SiteId) -> Option<bool> {
-        self.site_follow
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&site)
-            .copied()
-    }
-
-    fn set_site_follow(&self, site: SiteId, follow: bool) {
-        self.site_follow
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(site, follow);
-    }
-
-    /// Whether this process has not seen these media bytes yet (remembering them).
-    fn first_media(&self, hash: &str) -> bool {
-        self.media_seen
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(hash.to_string())
-    }
-
-    /// Back-off and pause events, from the pacer's state before and after a request.
-    fn pacing_events(&self, key: &OriginKey, before: &OriginSnapshot) {
-        let Some(after) = self.polite.pacer().export(key) else {
-            return;
-        };
-        let origin = key.as_str().to_string();
-        if after.paused && !before.paused {
-            let probe_at = after.next_start.unwrap_or_else(Timestamp::now);
-            self.emit(Event::Pause { origin, probe_at });
-        } else if before.paused && !after.paused {
-            self.emit(Event::Resume { origin });
-        } else if after.failures > before.failures {
-            let until = after.next_start.unwrap_or_else(Timestamp::now);
-            self.emit(Event::Backoff {
-                origin,
-                failures: after.failures,
-                until,
-            });
-        }
-    }
 }
 
 /// The summary of a run.
@@ -218,11 +133,11 @@ impl Crawler {
     }
 
     /// Sets a run up: this process registered as a lease holder (the leases of dead ones
-    /// freed), the WARC writer and the store's writer task started, the pipeline built.
+    /// freed), the WARC writer and the store's writer task started, the crew built.
     async fn start(
         &self,
         events: mpsc::UnboundedSender<Event>,
-    ) -> Result<(Arc<Ctx>, tokio::task::JoinHandle<Result<(), CrawlError>>), CrawlError> {
+    ) -> Result<(Crew, tokio::task::JoinHandle<Result<(), CrawlError>>), CrawlError> {
         let holder = Holder::new();
         let freed = self.store.register_and_free_dead(&holder).await?;
         if !freed.holders.is_empty() {
@@ -242,6 +157,33 @@ impl Crawler {
             holder.clone(),
             Arc::clone(&self.counters),
         );
+        let config = &self.config;
+        let crew = Crew {
+            req: Arc::new(self.requester(&holder).await?),
+            keep: Arc::new(Keeper {
+                store: self.store.clone(),
+                committer,
+                holder,
+            }),
+            progress: Arc::new(Progress::new(
+                events,
+                Arc::clone(&self.stop),
+                Arc::clone(&self.counters),
+                config.max_pages,
+            )),
+            rules: Arc::new(Rules::new(
+                config.max_attempts,
+                config.follow_links,
+                config.interactive.clone(),
+                config.revisit_after,
+            )),
+        };
+        Ok((crew, writer))
+    }
+
+    /// The requesting part of a run of `holder`: origins, robots.txt through the store, the
+    /// pacer under the operator's levers.
+    async fn requester(&self, holder: &Holder) -> Result<Requester, CrawlError> {
         let places = Places::new(
             self.store.clone(),
             self.fetcher.clone(),
@@ -259,25 +201,14 @@ impl Crawler {
         let pacer = Pacer::new(self.config.pacer)
             .with_overrides(Arc::clone(&levers) as Arc<dyn fetch::Overrides>);
         let polite = Polite::new(robots, pacer, places.origins.clone());
-        let ctx = Arc::new(Ctx {
-            store: self.store.clone(),
+        Ok(Requester {
             polite,
             places,
-            config: self.config.clone(),
-            holder: holder.clone(),
-            levers,
             https: https::HttpsMemory::default(),
-            committer,
-            events,
-            stop: Arc::clone(&self.stop),
-            counters: Arc::clone(&self.counters),
-            pages: AtomicU64::new(0),
-            max_pages_hit: AtomicBool::new(false),
-            site_follow: Mutex::new(HashMap::new()),
-            media_seen: Mutex::new(Default::default()),
+            levers,
             browsers: interactive::Browsers::default(),
-        });
-        Ok((ctx, writer))
+            pacing: self.config.pacer,
+        })
     }
 
     /// Add `seeds` to the crawl and run it to the end, sending events as they happen.
@@ -286,23 +217,21 @@ impl Crawler {
         seeds: &[NormalUrl],
         events: mpsc::UnboundedSender<Event>,
     ) -> Result<Summary, CrawlError> {
-        let (ctx, writer) = self.start(events).await?;
+        let (crew, writer) = self.start(events).await?;
         let started = std::time::Instant::now();
-        let result = run(&ctx, seeds).await;
-        ctx.browsers.close().await;
-        // Drop the last sender so the writer drains, closes the WARC file and ends.
-        let Ok(ctx) = Arc::try_unwrap(ctx) else {
+        let result = run(&crew, seeds, self.config.active_origins).await;
+        crew.req.browsers.close().await;
+        let Crew { keep, progress, .. } = crew;
+        // Drop the last sender of work so the writer drains, closes the WARC file and ends.
+        let Ok(keep) = Arc::try_unwrap(keep) else {
             return Err(CrawlError::StillShared);
         };
-        let Ctx {
-            committer, events, ..
-        } = ctx;
-        drop(committer);
+        drop(keep);
         let written = writer.await?;
         let reason = result?;
         written?;
         let fetched = self.counters.fetched.load(Ordering::SeqCst);
-        let _ = events.send(Event::Done {
+        progress.emit(Event::Done {
             fetched,
             reason,
             seconds: crate::event::seconds(started.elapsed()),
@@ -311,26 +240,40 @@ impl Crawler {
     }
 }
 
-async fn run(ctx: &Arc<Ctx>, seeds: &[NormalUrl]) -> Result<EndReason, CrawlError> {
+async fn run(
+    crew: &Crew,
+    seeds: &[NormalUrl],
+    active_origins: usize,
+) -> Result<EndReason, CrawlError> {
+    let Crew {
+        req,
+        keep,
+        progress,
+        rules,
+    } = crew;
     let now = Timestamp::now();
-    ctx.store.requeue_due(now, ctx.config.revisit_after).await?;
-    ctx.store.retry_failed().await?;
-    let events = ctx.places.load().await?;
-    ctx.emit_all(events);
-    add_seeds(ctx, seeds).await?;
-    schedule::schedule(ctx).await
+    keep.store.requeue_due(now, rules.revisit_after).await?;
+    keep.store.retry_failed().await?;
+    progress.emit_all(req.places.load().await?);
+    add_seeds(req, keep, progress, seeds).await?;
+    schedule::schedule(crew, active_origins).await
 }
 
-async fn add_seeds(ctx: &Arc<Ctx>, seeds: &[NormalUrl]) -> Result<(), CrawlError> {
+async fn add_seeds(
+    req: &Requester,
+    keep: &Keeper,
+    progress: &Progress,
+    seeds: &[NormalUrl],
+) -> Result<(), CrawlError> {
     let mut urls = Vec::new();
     for seed in seeds {
-        ctx.places.add_seed_site(seed).await?;
-        let (host, events) = ctx.places.host(seed, ctx.polite.pacer()).await?;
-        ctx.emit_all(events);
+        req.places.add_seed_site(seed).await?;
+        let (host, events) = req.places.host(seed, req.polite.pacer()).await?;
+        progress.emit_all(events);
         // The sitemaps this host's robots.txt declares, read before its pages: every host
         // has its own, so each seed host of a site gets its entry.
-        urls.extend(sitemaps::entry_for_host(ctx, seed, &host));
-        ctx.places.first_sight(seed.key());
+        urls.extend(sitemaps::entry_for_host(&req.places, seed, &host));
+        req.places.first_sight(seed.key());
         urls.push(NewUrl {
             key: seed.key().to_string(),
             host,
@@ -340,7 +283,7 @@ async fn add_seeds(ctx: &Arc<Ctx>, seeds: &[NormalUrl]) -> Result<(), CrawlError
             lastmod: None,
         });
     }
-    ctx.store.enqueue(&urls).await?;
-    ctx.store.requeue_sitemaps().await?;
+    keep.store.enqueue(&urls).await?;
+    keep.store.requeue_sitemaps().await?;
     Ok(())
 }

@@ -9,7 +9,7 @@ use fetch::{OriginKey, Trail};
 use jiff::Timestamp;
 
 use super::committer::OriginPace;
-use super::Ctx;
+use super::parts::{Progress, Requester, Rules};
 use crate::event::Event;
 use crate::store::{ClaimedUrl, FetchFacts, OriginId, OriginUpdate, Outcome, UrlState};
 
@@ -26,17 +26,17 @@ pub(crate) enum Flow {
 
 /// The origin's pacing for the store, with the requests and bytes of the last piece of work.
 pub(crate) fn origin_update(
-    ctx: &Ctx,
+    req: &Requester,
     key: &OriginKey,
     id: OriginId,
     requests: u64,
     bytes: u64,
 ) -> OriginPace {
-    let snapshot = ctx.polite.pacer().export(key).unwrap_or_default();
+    let snapshot = req.polite.pacer().export(key).unwrap_or_default();
     OriginPace {
         update: OriginUpdate {
             id,
-            gap: ctx.config.pacer.pace,
+            gap: req.pacing.pace,
             next_start: snapshot.next_start.unwrap_or_else(Timestamp::now),
             failures: snapshot.failures,
             paused: snapshot.paused,
@@ -69,11 +69,16 @@ pub(crate) fn skipped(url: &ClaimedUrl, state: UrlState, reason: String) -> Outc
 }
 
 /// A failed attempt: queued again, or given up after `--max-attempts`.
-pub(crate) fn failure(ctx: &Ctx, url: &ClaimedUrl, error: &str) -> Outcome {
+pub(crate) fn failure(
+    progress: &Progress,
+    rules: &Rules,
+    url: &ClaimedUrl,
+    error: &str,
+) -> Outcome {
     let attempts = url.attempts + 1;
-    let given_up = attempts >= ctx.config.max_attempts;
-    ctx.counters.errors.fetch_add(1, Ordering::Relaxed);
-    ctx.emit(Event::Error {
+    let given_up = attempts >= rules.max_attempts;
+    progress.counters.errors.fetch_add(1, Ordering::Relaxed);
+    progress.emit(Event::Error {
         url: url.key.clone(),
         error: error.to_string(),
         attempts,

@@ -2,7 +2,6 @@
 //! media file (stored once by content), and the URLs it leads to.
 
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
 
 use fetch::{Fetched, HopRecord};
 use jiff::Timestamp;
@@ -11,7 +10,8 @@ use super::archive::{payload_digest, Archive, Payload};
 use super::config::FollowLinks;
 use super::interactive;
 use super::outcome::{facts, failure, Flow};
-use super::{CrawlError, Ctx};
+use super::parts::{Crew, Keeper, Progress, Requester, Rules};
+use super::CrawlError;
 use crate::event::Event;
 use crate::html;
 use crate::normal::NormalUrl;
@@ -29,17 +29,20 @@ pub(crate) type Settled = (Outcome, Kept, Flow, u64);
 
 /// Settle a fetched response of `url` whose final hop is `hop`.
 pub(crate) async fn kept(
-    ctx: &Arc<Ctx>,
+    crew: &Crew,
     url: &ClaimedUrl,
     fetched: Fetched,
     hop: &HopRecord,
     archive: &mut Archive,
 ) -> Result<Settled, CrawlError> {
+    let Crew {
+        progress, rules, ..
+    } = crew;
     let head = fetched.head.clone();
     let final_url = fetched.url.clone();
     let read_started = std::time::Instant::now();
     let body = fetched.body.read_to_end(None).await;
-    super::StageTimes::add(&ctx.counters.time.fetch, read_started);
+    super::StageTimes::add(&progress.counters.time.fetch, read_started);
     let body = match body {
         Ok(b) => b,
         Err(e) => {
@@ -49,7 +52,7 @@ pub(crate) async fn kept(
             } else {
                 Flow::Continue
             };
-            let o = failure(ctx, url, &e.full_message());
+            let o = failure(progress, rules, url, &e.full_message());
             return Ok((o, Kept::default(), flow, 0));
         }
     };
@@ -58,12 +61,12 @@ pub(crate) async fn kept(
     if matches!(status, 429 | 500 | 502 | 503 | 504) {
         // The origin asks for less (the pacer backs off): a failed attempt, archived.
         archive.exchange(hop, Some(Payload::of_body(&body)), false);
-        let o = failure(ctx, url, &format!("HTTP {status}"));
+        let o = failure(progress, rules, url, &format!("HTTP {status}"));
         return Ok((o, Kept::default(), Flow::Yield, bytes));
     }
-    ctx.counters.fetched.fetch_add(1, Ordering::Relaxed);
-    ctx.counters.bytes.fetch_add(bytes, Ordering::Relaxed);
-    ctx.count_page();
+    progress.counters.fetched.fetch_add(1, Ordering::Relaxed);
+    progress.counters.bytes.fetch_add(bytes, Ordering::Relaxed);
+    progress.count_page();
     let content_type = head
         .headers
         .get(http::header::CONTENT_TYPE)
@@ -78,42 +81,48 @@ pub(crate) async fn kept(
         final_url: &final_url,
     };
     let mut kept = Kept::default();
-    let outcome = extracted(ctx, &got, archive, &mut kept).await?;
+    let outcome = extracted(crew, &got, archive, &mut kept).await?;
     Ok((outcome, kept, Flow::Continue, bytes))
 }
 
 /// The extract step of a response kept: what it is (a revisit, a media file, a page), what it
 /// adds to `kept`, the outcome to store and the event that says so.
 async fn extracted(
-    ctx: &Arc<Ctx>,
+    crew: &Crew,
     got: &Got<'_>,
     archive: &mut Archive,
     kept: &mut Kept,
 ) -> Result<Outcome, CrawlError> {
+    let Crew {
+        keep,
+        progress,
+        rules,
+        ..
+    } = crew;
     let url = got.url;
     let status = got.head.status.as_u16();
     let media = url.kind == UrlKind::Media;
     let mut outcome = Outcome {
         state: Some(UrlState::Fetched),
         attempts: 0,
-        next_due: next_due(ctx, url, got.hop),
+        next_due: next_due(rules, url, got.hop),
         ..Outcome::of(url.id)
     };
     let label = if status == 304 {
         outcome.fetch = Some(not_modified(got, archive));
         String::new()
     } else if media {
-        let (facts, reason) = media_file(ctx, got, archive, kept).await?;
+        let (facts, reason) = media_file(keep, rules, got, archive, kept).await?;
         outcome.fetch = Some(facts);
         outcome.reason = reason;
         String::new()
     } else {
-        let facts = page(ctx, got, archive, kept).await?;
+        let facts = page(crew, got, archive, kept).await?;
         let label = facts.directives.clone().unwrap_or_default();
         outcome.fetch = Some(facts);
         label
     };
-    ctx.emit(Event::Fetch {
+    progress.emit(Event::Fetch {
         url: url.key.clone(),
         final_url: got.final_url.to_string(),
         status,
@@ -127,13 +136,13 @@ async fn extracted(
 /// When a fetched URL is due again: a media file never (fetched once: "we have not already
 /// stored it"), nor a listed URL with a `lastmod` (it waits for a newer one); any other
 /// `--revisit-after` after this fetch.
-fn next_due(ctx: &Ctx, url: &ClaimedUrl, hop: &HopRecord) -> Due {
+fn next_due(rules: &Rules, url: &ClaimedUrl, hop: &HopRecord) -> Due {
     if url.kind == UrlKind::Media || (url.in_sitemap && url.lastmod.is_some()) {
         Due::Never
     } else {
         // Saturated at the latest time: still revisited by time (a later run's shorter
         // `--revisit-after` decides), unlike `Due::Never`.
-        let after = jiff::SignedDuration::try_from(ctx.config.revisit_after)
+        let after = jiff::SignedDuration::try_from(rules.revisit_after)
             .unwrap_or(jiff::SignedDuration::MAX);
         Due::At(hop.sent_at.checked_add(after).unwrap_or(Timestamp::MAX))
     }
@@ -169,7 +178,8 @@ fn not_modified(got: &Got<'_>, archive: &mut Archive) -> FetchFacts {
 /// A media file: stored once by content when it is an image, else only archived; returns
 /// its facts and why it was not stored, if it was not.
 async fn media_file(
-    ctx: &Ctx,
+    keep: &Keeper,
+    rules: &Rules,
     got: &Got<'_>,
     archive: &mut Archive,
     kept: &mut Kept,
@@ -187,7 +197,7 @@ async fn media_file(
             "not stored: status {status}, type {}",
             got.content_type.unwrap_or("none")
         ));
-    } else if ctx.store.media(&hash).await?.is_some() || !ctx.first_media(&hash) {
+    } else if keep.store.media(&hash).await?.is_some() || !rules.first_media(&hash) {
         // The same bytes are stored under another URL: a revisit says so.
         archive.duplicate(hop, &body.bytes);
         reason = Some("duplicate of stored media".into());
@@ -215,7 +225,7 @@ async fn media_file(
 /// followed, rendered too on an interactive site; archived whole, or as metadata only when
 /// `noindex`. The facts' `directives` are its label.
 async fn page(
-    ctx: &Arc<Ctx>,
+    crew: &Crew,
     got: &Got<'_>,
     archive: &mut Archive,
     kept: &mut Kept,
@@ -234,18 +244,18 @@ async fn page(
     let parse_started = std::time::Instant::now();
     let mut page =
         is_html.then(|| html::read_page(&body.bytes, final_url, charset(content_type), now));
-    super::StageTimes::add(&ctx.counters.time.parse, parse_started);
+    super::StageTimes::add(&crew.progress.counters.time.parse, parse_started);
     // Interactive mode: the rendered DOM's links and meta tags join the served page's.
     let rendered = match &mut page {
         // Only a page that was served (2xx): an error page is not worth a browser.
         Some(served)
             if (200..300).contains(&status)
-                && ctx
-                    .config
+                && crew
+                    .rules
                     .interactive
                     .covers(final_url.host_str().unwrap_or("")) =>
         {
-            let r = interactive::render_page(ctx, final_url, head, &body.bytes).await;
+            let r = crew.req.render(final_url, head, &body.bytes).await;
             if let Some(r) = &r {
                 interactive::merge(served, r);
             }
@@ -270,7 +280,7 @@ async fn page(
         interactive::archive(r, archive, archive.main_id.clone().as_deref(), !d.noindex);
     }
     if let Some(p) = page {
-        if !d.nofollow && ctx.follows_links(final_url).await? {
+        if !d.nofollow && follows_links(&crew.req, &crew.keep, &crew.rules, final_url).await? {
             kept.links = p
                 .links
                 .into_iter()
@@ -313,7 +323,8 @@ fn charset(content_type: Option<&str>) -> Option<&str> {
 /// The frontier entries for links (pages, within the crawl's sites) and media references
 /// (any site) found on a page; URLs this process already queued are left out.
 pub(crate) async fn queue_found(
-    ctx: &Arc<Ctx>,
+    req: &Requester,
+    progress: &Progress,
     links: Vec<NormalUrl>,
     media: Vec<NormalUrl>,
 ) -> Result<Vec<NewUrl>, CrawlError> {
@@ -323,17 +334,17 @@ pub(crate) async fn queue_found(
         .map(|u| (u, UrlKind::Page))
         .chain(media.into_iter().map(|u| (u, UrlKind::Media)));
     for (url, kind) in candidates {
-        if kind == UrlKind::Page && !ctx.places.in_scope(url.host()) {
+        if kind == UrlKind::Page && !req.places.in_scope(url.host()) {
             continue;
         }
-        if !ctx.places.first_sight(url.key()) {
+        if !req.places.first_sight(url.key()) {
             continue;
         }
-        let (host, events) = ctx.places.host(&url, ctx.polite.pacer()).await?;
-        ctx.emit_all(events);
+        let (host, events) = req.places.host(&url, req.polite.pacer()).await?;
+        progress.emit_all(events);
         if kind == UrlKind::Page {
             // A host first reached by a link has its own robots.txt and sitemaps too.
-            out.extend(super::sitemaps::entry_for_host(ctx, &url, &host));
+            out.extend(super::sitemaps::entry_for_host(&req.places, &url, &host));
         }
         out.push(NewUrl {
             key: url.key().to_string(),
@@ -347,23 +358,26 @@ pub(crate) async fn queue_found(
     Ok(out)
 }
 
-impl Ctx {
-    /// Whether links found on `url`'s site are followed: always with `--follow-links
-    /// always`, else only on a site without a usable sitemap.
-    pub(crate) async fn follows_links(&self, url: &fetch::Url) -> Result<bool, CrawlError> {
-        if self.config.follow_links == FollowLinks::Always {
-            return Ok(true);
-        }
-        let Ok(normal) = NormalUrl::from_url(url.clone()) else {
-            return Ok(false);
-        };
-        let (host, _) = self.places.host(&normal, self.polite.pacer()).await?;
-        if let Some(follow) = self.site_follow(host.site_id) {
-            return Ok(follow);
-        }
-        let (usable, _) = self.store.site_sitemap_state(host.site_id).await?;
-        let follow = usable != Some(true);
-        self.set_site_follow(host.site_id, follow);
-        Ok(follow)
+/// Whether links found on `url`'s site are followed: always with `--follow-links always`,
+/// else only on a site without a usable sitemap.
+async fn follows_links(
+    req: &Requester,
+    keep: &Keeper,
+    rules: &Rules,
+    url: &fetch::Url,
+) -> Result<bool, CrawlError> {
+    if rules.follow_links == FollowLinks::Always {
+        return Ok(true);
     }
+    let Ok(normal) = NormalUrl::from_url(url.clone()) else {
+        return Ok(false);
+    };
+    let (host, _) = req.places.host(&normal, req.polite.pacer()).await?;
+    if let Some(follow) = rules.site_follow(host.site_id) {
+        return Ok(follow);
+    }
+    let (usable, _) = keep.store.site_sitemap_state(host.site_id).await?;
+    let follow = usable != Some(true);
+    rules.set_site_follow(host.site_id, follow);
+    Ok(follow)
 }

@@ -4,14 +4,13 @@
 //! fails, the host is remembered as HTTP-only and the URL fetched over HTTP at once (not an
 //! attempt), and the pacer, told it was a probe, learnt nothing of the origin's load.
 
-use std::sync::Arc;
-
 use fetch::{
     shows_no_https, Operation, Outcome as Polite, PoliteRequest, Request, SkipReason, Validators,
 };
 
 use super::config::{MAX_TURN_WAIT, URL_DEADLINE};
-use super::{CrawlError, Ctx};
+use super::parts::{Keeper, Progress, Requester};
+use super::CrawlError;
 use crate::normal::NormalUrl;
 use crate::store::{ClaimedUrl, HostId, HostInfo, UrlKind};
 
@@ -32,19 +31,21 @@ pub(crate) struct Sent {
 /// Requests `url` (whose `https` form is `https_form`, on `host`), HTTPS first where it may
 /// work, falling back to HTTP at once where HTTPS fails as a host without it fails.
 pub(crate) async fn https_first(
-    ctx: &Arc<Ctx>,
+    req: &Requester,
+    keep: &Keeper,
+    progress: &Progress,
     url: &ClaimedUrl,
     https_form: &NormalUrl,
     host: &HostInfo,
 ) -> Result<Sent, CrawlError> {
-    let mut https = ctx.https.try_https(https_form.host(), host.https);
+    let mut https = req.https.try_https(https_form.host(), host.https);
     if https && host.https == Some(false) {
-        super::https::retrying(ctx, https_form).await?;
+        super::https::retrying(&keep.store, req.polite.robots(), https_form).await?;
     }
     // A URL that redirected is revisited where it ended (its scheme as it worked then).
     let media = url.kind == UrlKind::Media;
     let revisit_at =
-        super::redirects::revisit_target(url, |t| media || ctx.places.in_scope(t.host()));
+        super::redirects::revisit_target(url, |t| media || req.places.in_scope(t.host()));
     loop {
         let target = revisit_at
             .clone()
@@ -53,15 +54,15 @@ pub(crate) async fn https_first(
         // the host has no HTTPS, nothing of the origin's load (the pacer learns nothing).
         let https_probe = https && revisit_at.is_none() && host.https != Some(true);
         let fetch_started = std::time::Instant::now();
-        let response = fetch(ctx, url, &target, https_probe).await;
-        super::StageTimes::add(&ctx.counters.time.fetch, fetch_started);
+        let response = fetch(req, url, &target, https_probe).await;
+        super::StageTimes::add(&progress.counters.time.fetch, fetch_started);
         if let Some(why) = https_probe.then(|| https_failure(&response)).flatten() {
             // No working HTTPS on this host now: remember it, and use HTTP at once (not an
             // attempt). HTTPS is tried again in a later run, or after a day.
-            ctx.https.failed(https_form.host(), &why);
+            req.https.failed(https_form.host(), &why);
             if host.https != Some(false) {
-                ctx.store.set_host_https(host.host_id, false).await?;
-                ctx.places
+                keep.store.set_host_https(host.host_id, false).await?;
+                req.places
                     .update_host(https_form.host(), |h| h.https = Some(false));
             }
             https = false;
@@ -101,7 +102,7 @@ fn https_failure(response: &fetch::PoliteResponse) -> Option<String> {
 }
 
 async fn fetch(
-    ctx: &Arc<Ctx>,
+    req: &Requester,
     url: &ClaimedUrl,
     target: &NormalUrl,
     https_probe: bool,
@@ -129,7 +130,7 @@ async fn fetch(
     } else {
         &super::config::PAGE_TOKENS
     };
-    let places = &ctx.places;
+    let places = &req.places;
     let follow = move |u: &fetch::Url| media || u.host_str().is_some_and(|h| places.in_scope(h));
     let polite_request = PoliteRequest {
         request,
@@ -139,5 +140,5 @@ async fn fetch(
         https_probe,
     };
     let operation = Operation::within(URL_DEADLINE).with_max_wait(MAX_TURN_WAIT);
-    ctx.polite.fetch(polite_request, &operation).await
+    req.polite.fetch(polite_request, &operation).await
 }

@@ -12,7 +12,8 @@ use jiff::Timestamp;
 use tokio::task::JoinSet;
 
 use super::lease::LeaseWatch;
-use super::{committer, worker, CrawlError, Ctx, EndReason, PROGRESS_REFRESH, SCHEDULER_TICK};
+use super::parts::{Crew, Keeper, Progress, Requester};
+use super::{committer, worker, CrawlError, EndReason, PROGRESS_REFRESH, SCHEDULER_TICK};
 use crate::event::Event;
 use crate::store::OriginId;
 
@@ -21,7 +22,13 @@ type Workers = JoinSet<Result<(), CrawlError>>;
 type Active = HashMap<tokio::task::Id, (OriginId, Arc<LeaseWatch>)>;
 
 /// Lease due origins and work them until nothing is left (or a stop).
-pub(super) async fn schedule(ctx: &Arc<Ctx>) -> Result<EndReason, CrawlError> {
+pub(super) async fn schedule(crew: &Crew, active_origins: usize) -> Result<EndReason, CrawlError> {
+    let Crew {
+        req,
+        keep,
+        progress,
+        ..
+    } = crew;
     let mut workers: Workers = JoinSet::new();
     let mut active: Active = HashMap::new();
     let mut last_renewal = tokio::time::Instant::now();
@@ -29,27 +36,29 @@ pub(super) async fn schedule(ctx: &Arc<Ctx>) -> Result<EndReason, CrawlError> {
     let mut last_levers: Option<tokio::time::Instant> = None;
     let mut first_error = None;
     loop {
-        if ctx.stopping() {
+        if progress.stopping() {
             break;
         }
         if last_progress.is_none_or(|t| t.elapsed() >= PROGRESS_REFRESH) {
-            refresh_progress(ctx).await?;
+            refresh_progress(keep, progress).await?;
             last_progress = Some(tokio::time::Instant::now());
         }
         if last_levers.is_none_or(|t| t.elapsed() >= crate::control::LEVERS_REFRESH) {
-            ctx.levers.refresh(&ctx.store, ctx.polite.robots()).await?;
+            req.levers.refresh(&keep.store, req.polite.robots()).await?;
             last_levers = Some(tokio::time::Instant::now());
         }
-        claim_due(ctx, &mut workers, &mut active).await?;
-        ctx.counters
+        let room = active_origins.saturating_sub(workers.len());
+        claim_due(crew, room, &mut workers, &mut active).await?;
+        progress
+            .counters
             .active_origins
             .store(workers.len() as u64, Ordering::Relaxed);
-        if last_renewal.elapsed() >= ctx.store.origin_lease() / 3 {
-            renew(ctx, &active).await?;
+        if last_renewal.elapsed() >= keep.store.origin_lease() / 3 {
+            renew(keep, &active).await?;
             last_renewal = tokio::time::Instant::now();
         }
-        if workers.is_empty() && ctx.committer.pending.load(Ordering::SeqCst) == 0 {
-            if let Some(end) = idle(ctx).await? {
+        if workers.is_empty() && keep.committer.pending.load(Ordering::SeqCst) == 0 {
+            if let Some(end) = idle(req, keep, progress).await? {
                 return Ok(end);
             }
             continue;
@@ -64,48 +73,45 @@ pub(super) async fn schedule(ctx: &Arc<Ctx>) -> Result<EndReason, CrawlError> {
                     active.remove(&id);
                     if let Err(e) = result {
                         first_error.get_or_insert(e);
-                        ctx.stop.store(true, Ordering::SeqCst);
+                        progress.stop.store(true, Ordering::SeqCst);
                     }
                 }
             }
             _ = tokio::time::sleep(SCHEDULER_TICK) => {}
         }
     }
-    stopped(ctx, workers, first_error).await
+    stopped(progress, workers, first_error).await
 }
 
-/// Lease as many due origins as there is room for, each worked by a task of its own.
+/// Lease as many due origins as there is `room` for, each worked by a task of its own.
 async fn claim_due(
-    ctx: &Arc<Ctx>,
+    crew: &Crew,
+    room: usize,
     workers: &mut Workers,
     active: &mut Active,
 ) -> Result<(), CrawlError> {
-    let room = ctx.config.active_origins.saturating_sub(workers.len());
+    let Crew { req, keep, .. } = crew;
     if room == 0 {
         return Ok(());
     }
     let claim_started = tokio::time::Instant::now();
     // Origins whose only work is of excluded sites are left alone.
-    let mut except = ctx.committer.in_hand();
-    except.extend(ctx.levers.parked_origins());
-    let claimed = ctx
+    let mut except = keep.committer.in_hand();
+    except.extend(req.levers.parked_origins());
+    let claimed = keep
         .store
         .claim_origins_except(
-            &ctx.holder,
+            &keep.holder,
             Timestamp::now(),
             u32::try_from(room).unwrap_or(u32::MAX),
             &except,
         )
         .await?;
     for origin in claimed {
-        ctx.committer.hold(origin.id);
-        let lost = Arc::new(LeaseWatch::new(claim_started, ctx.store.origin_lease()));
+        keep.committer.hold(origin.id);
+        let lost = Arc::new(LeaseWatch::new(claim_started, keep.store.origin_lease()));
         let id = origin.id;
-        let handle = workers.spawn(worker::work_origin(
-            Arc::clone(ctx),
-            origin,
-            Arc::clone(&lost),
-        ));
+        let handle = workers.spawn(worker::work_origin(crew.clone(), origin, Arc::clone(&lost)));
         active.insert(handle.id(), (id, lost));
     }
     Ok(())
@@ -113,23 +119,27 @@ async fn claim_due(
 
 /// Nothing is being worked: the end of the crawl when nothing is left that this run can do,
 /// else a wait for the earliest origin to be due (or for another process's work).
-async fn idle(ctx: &Ctx) -> Result<Option<EndReason>, CrawlError> {
-    let (left, next) = ctx.store.pending_work().await?;
+async fn idle(
+    req: &Requester,
+    keep: &Keeper,
+    progress: &Progress,
+) -> Result<Option<EndReason>, CrawlError> {
+    let (left, next) = keep.store.pending_work().await?;
     if left == 0 {
         return Ok(Some(EndReason::Finished));
     }
-    let behind_robots = ctx.store.pending_behind_robots().await?;
+    let behind_robots = keep.store.pending_behind_robots().await?;
     if behind_robots >= left {
         tracing::warn!(
             urls = behind_robots,
             "only URLs of sites whose robots.txt is unreachable are left: they stay queued for a later run"
         );
-        ctx.emit(Event::RobotsWaiting {
+        progress.emit(Event::RobotsWaiting {
             urls: behind_robots,
         });
         return Ok(Some(EndReason::Finished));
     }
-    if let Some(held) = ctx.levers.only_held_left(&ctx.store, left).await? {
+    if let Some(held) = req.levers.only_held_left(&keep.store, left).await? {
         tracing::warn!(
             urls = held,
             "only URLs of excluded sites are left: they stay queued for a later run"
@@ -147,7 +157,7 @@ async fn idle(ctx: &Ctx) -> Result<Option<EndReason>, CrawlError> {
 /// The crawl was stopped (a stop, `--max-pages`, a worker's error): every worker ends, and
 /// the first error, if any, is the crawl's.
 async fn stopped(
-    ctx: &Ctx,
+    progress: &Progress,
     mut workers: Workers,
     mut first_error: Option<CrawlError>,
 ) -> Result<EndReason, CrawlError> {
@@ -159,7 +169,7 @@ async fn stopped(
     if let Some(e) = first_error {
         return Err(e);
     }
-    Ok(if ctx.max_pages_hit.load(Ordering::SeqCst) {
+    Ok(if progress.max_pages_hit.load(Ordering::SeqCst) {
         EndReason::MaxPages
     } else {
         EndReason::Interrupted
@@ -167,23 +177,27 @@ async fn stopped(
 }
 
 /// The whole crawl's figures for the progress display.
-async fn refresh_progress(ctx: &Ctx) -> Result<(), CrawlError> {
-    let p = ctx.store.progress(Timestamp::now()).await?;
-    ctx.counters.queued.store(p.queued, Ordering::Relaxed);
-    ctx.counters
+async fn refresh_progress(keep: &Keeper, progress: &Progress) -> Result<(), CrawlError> {
+    let p = keep.store.progress(Timestamp::now()).await?;
+    progress.counters.queued.store(p.queued, Ordering::Relaxed);
+    progress
+        .counters
         .backing_off
         .store(p.backing_off, Ordering::Relaxed);
-    ctx.counters.paused.store(p.paused, Ordering::Relaxed);
+    progress.counters.paused.store(p.paused, Ordering::Relaxed);
     Ok(())
 }
 
 /// Renew the leases of the origins being worked; a worker whose lease another process took
 /// over stops.
-async fn renew(ctx: &Ctx, active: &Active) -> Result<(), CrawlError> {
+async fn renew(keep: &Keeper, active: &Active) -> Result<(), CrawlError> {
     let ids: Vec<OriginId> = active.values().map(|(id, _)| *id).collect();
     let started = tokio::time::Instant::now();
-    let kept = committer::retrying(|| ctx.store.renew_origins(&ids, &ctx.holder, Timestamp::now()))
-        .await?;
+    let kept = committer::retrying(|| {
+        keep.store
+            .renew_origins(&ids, &keep.holder, Timestamp::now())
+    })
+    .await?;
     for (id, lease) in active.values() {
         if kept.contains(id) {
             lease.renewed(started);

@@ -3,7 +3,6 @@
 //! the origin evidence the answer carries, and the whole result handed to the writer.
 
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
 
 use fetch::{OriginKey, Outcome as Polite, PaceSkip, SkipReason as PoliteSkip};
 
@@ -11,8 +10,9 @@ use super::archive::Archive;
 use super::committer::Work;
 use super::outcome::{failure, origin_update, requests_of, requeued, skipped, Flow};
 use super::page::{self, Kept, Settled};
+use super::parts::{Crew, Progress, Requester};
 use super::request::Sent;
-use super::{CrawlError, Ctx};
+use super::CrawlError;
 use crate::event::{Event, MergeEvidence, SkipReason};
 use crate::normal::NormalUrl;
 use crate::origins::Evidence;
@@ -22,11 +22,17 @@ use crate::store::{ClaimedUrl, OriginId, Outcome, UrlState};
 /// means for it, handed to the writer with its records, the URLs it leads to and the
 /// origin's pacing.
 pub(crate) async fn settle(
-    ctx: &Arc<Ctx>,
+    crew: &Crew,
     (key, origin_id): (&OriginKey, OriginId),
     url: &ClaimedUrl,
     sent: Sent,
 ) -> Result<Flow, CrawlError> {
+    let Crew {
+        req,
+        keep,
+        progress,
+        rules,
+    } = crew;
     let Sent {
         target,
         host_id,
@@ -38,29 +44,29 @@ pub(crate) async fn settle(
     let fetched = matches!(response.outcome, Polite::Fetched(_));
     archive.trail(&trail, fetched);
     let requests = requests_of(&trail);
+    let robots_fetched = !trail.robots_fetches.is_empty();
     for rf in trail
         .robots_fetches
         .iter()
         .filter(|rf| !super::unreachable::failed(rf))
     {
-        super::unreachable::counted(ctx, rf).await?;
+        super::unreachable::counted(keep, rf).await?;
     }
     let (outcome, kept, flow, bytes) = match response.outcome {
         Polite::Fetched(f) => {
             if target.is_https() && https_known != Some(true) {
-                ctx.store.set_host_https(host_id, true).await?;
-                ctx.places
+                keep.store.set_host_https(host_id, true).await?;
+                req.places
                     .update_host(target.host(), |h| h.https = Some(true));
             }
-            received(ctx, url, &target, *f, &trail, &mut archive).await?
+            received(crew, url, &target, *f, &trail, &mut archive).await?
         }
         Polite::Skipped { url: at, reason } => {
-            let (o, flow) =
-                skip(ctx, key, url, &at, reason, !trail.robots_fetches.is_empty()).await?;
+            let (o, flow) = skip(crew, key, url, &at, reason, robots_fetched).await?;
             (o, Kept::default(), flow, 0)
         }
         Polite::Failed(error) => {
-            let o = failure(ctx, url, &error.full_message());
+            let o = failure(progress, rules, url, &error.full_message());
             let flow = if error.is_retryable() {
                 Flow::Yield
             } else {
@@ -70,9 +76,10 @@ pub(crate) async fn settle(
         }
     };
     let links_started = std::time::Instant::now();
-    let new_urls = page::queue_found(ctx, kept.links, kept.media).await?;
-    super::StageTimes::add(&ctx.counters.time.links, links_started);
-    ctx.counters
+    let new_urls = page::queue_found(req, progress, kept.links, kept.media).await?;
+    super::StageTimes::add(&progress.counters.time.links, links_started);
+    progress
+        .counters
         .time
         .warc_encode
         .fetch_add(archive.encode_nanos, Ordering::Relaxed);
@@ -82,32 +89,32 @@ pub(crate) async fn settle(
         outcome: Some(outcome),
         new_urls,
         media: kept.stored_media,
-        origin: Some(origin_update(ctx, key, origin_id, requests, bytes)),
+        origin: Some(origin_update(req, key, origin_id, requests, bytes)),
         release: None,
     };
-    ctx.committer.send(work).await?;
+    keep.committer.send(work).await?;
     Ok(flow)
 }
 
 /// A response received for `url` (asked of `target`): its page, media file or revisit, with
 /// the redirect chain that led there.
 async fn received(
-    ctx: &Arc<Ctx>,
+    crew: &Crew,
     url: &ClaimedUrl,
     target: &NormalUrl,
     f: fetch::Fetched,
     trail: &fetch::Trail,
     archive: &mut Archive,
 ) -> Result<Settled, CrawlError> {
-    observe(ctx, &f.url, &f.head).await?;
+    observe(&crew.req, &crew.progress, &f.url, &f.head).await?;
     let Some(hop) = trail.exchanges.last() else {
-        let o = failure(ctx, url, "no exchange recorded");
+        let o = failure(&crew.progress, &crew.rules, url, "no exchange recorded");
         return Ok((o, Kept::default(), Flow::Continue, 0));
     };
     let at_end = target.key() != url.key;
     let chain =
         super::redirects::chain_json(url.redirects.as_deref(), at_end, &trail.redirects, &f.url);
-    let mut settled = page::kept(ctx, url, f, hop, archive).await?;
+    let mut settled = page::kept(crew, url, f, hop, archive).await?;
     if let Some(fetch) = settled.0.fetch.as_mut() {
         fetch.redirects = chain;
     }
@@ -116,16 +123,17 @@ async fn received(
 
 /// Evidence of the origin behind a host, from a response.
 async fn observe(
-    ctx: &Ctx,
+    req: &Requester,
+    progress: &Progress,
     url: &fetch::Url,
     head: &fetch::ResponseHead,
 ) -> Result<(), CrawlError> {
     let Some(host) = url.host_str() else {
         return Ok(());
     };
-    let pacer = ctx.polite.pacer();
+    let pacer = req.polite.pacer();
     if let Some(addr) = head.remote_addr {
-        let events = ctx
+        let events = req
             .places
             .observe(
                 host,
@@ -134,10 +142,10 @@ async fn observe(
                 pacer,
             )
             .await?;
-        ctx.emit_all(events);
+        progress.emit_all(events);
     }
     if let Some(sha) = &head.tls_leaf_sha256 {
-        let events = ctx
+        let events = req
             .places
             .observe(
                 host,
@@ -146,22 +154,22 @@ async fn observe(
                 pacer,
             )
             .await?;
-        ctx.emit_all(events);
+        progress.emit_all(events);
     }
     let ids =
         crate::origins::backend_ids(head.headers.iter().map(|(n, v)| (n.as_str(), v.as_bytes())));
     if !ids.is_empty() {
-        let events = ctx
+        let events = req
             .places
             .observe(host, Evidence::Backends(ids), MergeEvidence::Backend, pacer)
             .await?;
-        ctx.emit_all(events);
+        progress.emit_all(events);
     }
     Ok(())
 }
 
 async fn skip(
-    ctx: &Ctx,
+    crew: &Crew,
     key: &OriginKey,
     url: &ClaimedUrl,
     at: &fetch::Url,
@@ -189,7 +197,7 @@ async fn skip(
         ),
         PoliteSkip::RobotsUnreachable { robots_url, .. } => {
             let o =
-                super::unreachable::robots_unreachable(ctx, key, url, &robots_url, robots_fetched)
+                super::unreachable::robots_unreachable(crew, key, url, &robots_url, robots_fetched)
                     .await?;
             return Ok((o, Flow::Yield));
         }
@@ -208,8 +216,11 @@ async fn skip(
             SkipReason::NotFetchable,
         ),
     };
-    ctx.counters.skipped.fetch_add(1, Ordering::Relaxed);
-    ctx.emit(Event::Skip {
+    crew.progress
+        .counters
+        .skipped
+        .fetch_add(1, Ordering::Relaxed);
+    crew.progress.emit(Event::Skip {
         url: at.to_string(),
         reason: label,
     });

@@ -16,7 +16,6 @@
 //! origin's turn, within [`SITEMAP_TURN_WAIT`].
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::Arc;
 use std::time::Duration;
 
 use fetch::{
@@ -28,8 +27,10 @@ use super::archive::{Archive, Payload};
 use super::committer::Work;
 use super::config::{PAGE_TOKENS, URL_DEADLINE};
 use super::outcome::{origin_update, requests_of};
+use super::parts::Crew;
+use super::places::Places;
 use super::turns::wait_for_turn;
-use super::{CrawlError, Ctx};
+use super::CrawlError;
 use crate::normal::NormalUrl;
 use crate::site::Site;
 use crate::store::{HostInfo, NewUrl, OriginId, SiteId, UrlKind, PRIORITY_SITEMAPS};
@@ -51,47 +52,53 @@ pub const MAX_SITEMAP_TRIES: u32 = 3;
 /// (row `origin_id`, whose request count includes theirs). Returns false when the crawl
 /// stopped before they were all read (they are read again).
 pub(crate) async fn read_site(
-    ctx: Arc<Ctx>,
+    crew: &Crew,
     seed: NormalUrl,
     (key, origin_id): (&OriginKey, OriginId),
 ) -> Result<bool, CrawlError> {
+    let Crew {
+        req,
+        keep,
+        progress,
+        ..
+    } = crew;
     let site = Site::of(&seed);
-    let (host, events) = ctx.places.host(&seed, ctx.polite.pacer()).await?;
-    ctx.emit_all(events);
+    let (host, events) = req.places.host(&seed, req.polite.pacer()).await?;
+    progress.emit_all(events);
     // Per robots.txt (scheme aside: both forms are one entry), not per site: each host of a
     // site declares its own sitemaps.
     let lease_name = format!("sitemaps:{}", seed.key());
     let lease = db::Lease {
-        holder: &ctx.holder,
+        holder: &keep.holder,
         now: Timestamp::now(),
         ttl: SITEMAP_LEASE,
     };
-    if !ctx.store.db().try_lease(&lease_name, &lease).await? {
+    if !keep.store.db().try_lease(&lease_name, &lease).await? {
         return Ok(true);
     }
-    let read = read_leased(&ctx, seed, (key, origin_id), &host, &site).await;
+    let read = read_leased(crew, seed, (key, origin_id), &host, &site).await;
     let total = match read {
         Ok(Some(total)) => total,
         stopped_or_failed => {
             // Nothing to record: the lease is given back alone.
-            ctx.store
+            keep.store
                 .db()
-                .release_lease(&lease_name, &ctx.holder)
+                .release_lease(&lease_name, &keep.holder)
                 .await?;
             return stopped_or_failed.map(|_| false);
         }
     };
     // The read recorded and the lease given back in one transaction.
-    let usable = ctx
+    let usable = keep
         .store
         .set_host_sitemaps_releasing(
             (host.host_id, host.site_id),
             Timestamp::now(),
             total as u64,
-            (&lease_name, &ctx.holder),
+            (&lease_name, &keep.holder),
         )
         .await?;
-    ctx.set_site_follow(host.site_id, !usable);
+    crew.rules.set_site_follow(host.site_id, !usable);
     Ok(true)
 }
 
@@ -99,9 +106,9 @@ pub(crate) async fn read_site(
 /// [`UrlKind::Sitemaps`]), for a host (`url` is any URL of it) this process has not queued
 /// one for yet: seed hosts and hosts first reached by a link alike, since each host's
 /// robots.txt declares its own sitemaps.
-pub(crate) fn entry_for_host(ctx: &Ctx, url: &NormalUrl, host: &HostInfo) -> Option<NewUrl> {
+pub(crate) fn entry_for_host(places: &Places, url: &NormalUrl, host: &HostInfo) -> Option<NewUrl> {
     let key = robots_key(url.key())?;
-    if !ctx.places.first_sight(&key) {
+    if !places.first_sight(&key) {
         return None;
     }
     Some(NewUrl {
@@ -124,18 +131,19 @@ fn robots_key(key: &str) -> Option<String> {
 /// [`read_site`] with the host's sitemap lease in hand: how many URLs the host's sitemaps
 /// listed, or `None` when the crawl stopped before they were all read.
 async fn read_leased(
-    ctx: &Arc<Ctx>,
+    crew: &Crew,
     seed: NormalUrl,
     (key, origin_id): (&OriginKey, OriginId),
     host: &crate::store::HostInfo,
     site: &Site,
 ) -> Result<Option<usize>, CrawlError> {
-    if !wait_for_turn(ctx, key, SITEMAP_TURN_WAIT).await {
+    let Crew { req, progress, .. } = crew;
+    if !wait_for_turn(req, progress, key, SITEMAP_TURN_WAIT).await {
         return Ok(None);
     }
     let operation = Operation::within(URL_DEADLINE * 4).with_max_wait(SITEMAP_TURN_WAIT);
     let (start, declared) =
-        declared_by_robots(ctx, seed, (key, origin_id), host, &operation).await?;
+        declared_by_robots(crew, seed, (key, origin_id), host, &operation).await?;
     let todo: VecDeque<Listed> = if declared.is_empty() {
         let fallback = NormalUrl::join(start.url(), "/sitemap.xml");
         fallback.into_iter().map(Listed::declared).collect()
@@ -149,19 +157,20 @@ async fn read_leased(
         site,
         operation: &operation,
     };
-    read_listed(ctx, &reading, todo).await
+    read_listed(crew, &reading, todo).await
 }
 
 /// The sitemaps the host's robots.txt (`seed`) declares, read over HTTPS first and over HTTP
 /// at once where the host has no HTTPS; its records go to the writer. Returns the robots.txt
 /// URL as read, and the sitemaps.
 async fn declared_by_robots(
-    ctx: &Arc<Ctx>,
+    crew: &Crew,
     seed: NormalUrl,
     (key, origin_id): (&OriginKey, OriginId),
     host: &crate::store::HostInfo,
     operation: &Operation,
 ) -> Result<(NormalUrl, Vec<NormalUrl>), CrawlError> {
+    let Crew { req, keep, .. } = crew;
     let mut start = seed;
     let mut archive = Archive::default();
     let mut requests = 0;
@@ -169,7 +178,7 @@ async fn declared_by_robots(
     // host has no HTTPS, nothing of the origin's load (the pacer learns nothing).
     let https_probe = start.is_https() && host.https != Some(true);
     let (mut declared, no_https) = declared_sitemaps(
-        ctx,
+        crew,
         &start,
         https_probe,
         operation,
@@ -179,22 +188,22 @@ async fn declared_by_robots(
     .await;
     if let Some(why) = no_https.filter(|_| https_probe) {
         // No working HTTPS on this host now: remember it and read over HTTP at once.
-        ctx.https
+        req.https
             .failed(start.host(), &format!("robots.txt: {why}"));
         if host.https != Some(false) {
-            ctx.store.set_host_https(host.host_id, false).await?;
-            ctx.places
+            keep.store.set_host_https(host.host_id, false).await?;
+            req.places
                 .update_host(start.host(), |h| h.https = Some(false));
         }
         start = start.with_scheme(false);
-        declared = declared_sitemaps(ctx, &start, false, operation, &mut archive, &mut requests)
+        declared = declared_sitemaps(crew, &start, false, operation, &mut archive, &mut requests)
             .await
             .0;
     }
-    ctx.committer
+    keep.committer
         .send(Work {
             members: archive.members,
-            origin: Some(origin_update(ctx, key, origin_id, requests, 0)),
+            origin: Some(origin_update(req, key, origin_id, requests, 0)),
             ..Work::default()
         })
         .await?;
@@ -234,10 +243,16 @@ impl Listed {
 /// Reads the sitemaps in `todo`, indexes followed, within the limits, and queues the URLs
 /// they list. Returns how many they listed, or `None` when the crawl stopped first.
 async fn read_listed(
-    ctx: &Arc<Ctx>,
+    crew: &Crew,
     reading: &Reading<'_>,
     mut todo: VecDeque<Listed>,
 ) -> Result<Option<usize>, CrawlError> {
+    let Crew {
+        req,
+        keep,
+        progress,
+        ..
+    } = crew;
     let (key, origin_id) = reading.origin;
     let start = reading.start;
     let (mut files, mut total) = (0usize, 0usize);
@@ -247,7 +262,7 @@ async fn read_listed(
         // HTTPS is read over HTTPS.
         let url = if !url.is_https()
             && ((url.host() == start.host() && start.is_https())
-                || ctx.places.known_https(url.host()) == Some(true))
+                || req.places.known_https(url.host()) == Some(true))
         {
             url.with_scheme(true)
         } else {
@@ -256,20 +271,20 @@ async fn read_listed(
         if files >= MAX_SITEMAP_FILES_PER_SITE || total >= MAX_SITEMAP_URLS_PER_SITE {
             break;
         }
-        if !wait_for_turn(ctx, key, SITEMAP_TURN_WAIT).await {
+        if !wait_for_turn(req, progress, key, SITEMAP_TURN_WAIT).await {
             return Ok(None);
         }
         files += 1;
-        let row = ctx
+        let row = keep
             .store
             .add_listed_sitemap(url.as_str(), reading.site_id, depth, parent)
             .await?;
         let id = row.id;
-        let mut read = read_one(ctx, &url, row, reading.site, reading.operation).await?;
-        ctx.committer
+        let mut read = read_one(crew, &url, row, reading.site, reading.operation).await?;
+        keep.committer
             .send(Work {
                 members: std::mem::take(&mut read.members),
-                origin: Some(origin_update(ctx, key, origin_id, read.requests, 0)),
+                origin: Some(origin_update(req, key, origin_id, read.requests, 0)),
                 ..Work::default()
             })
             .await?;
@@ -295,7 +310,7 @@ async fn read_listed(
         let mut urls = read.urls;
         urls.truncate(room);
         total += urls.len() + read.unchanged_entries;
-        queue(ctx, urls).await?;
+        queue(crew, urls).await?;
     }
     Ok(Some(total))
 }
@@ -303,14 +318,15 @@ async fn read_listed(
 /// The `Sitemap:` lines of the site's robots.txt (fetched now, or the stored copy), and
 /// whether the fetch failed as a host without HTTPS fails.
 async fn declared_sitemaps(
-    ctx: &Ctx,
+    crew: &Crew,
     start: &NormalUrl,
     https_probe: bool,
     operation: &Operation,
     archive: &mut Archive,
     requests: &mut u64,
 ) -> (Vec<NormalUrl>, Option<String>) {
-    let check = ctx
+    let Crew { req, keep, .. } = crew;
+    let check = req
         .polite
         .check_robots_as(start.url(), &PAGE_TOKENS, operation, https_probe)
         .await;
@@ -318,7 +334,7 @@ async fn declared_sitemaps(
     let mut no_https = None;
     if let Ok(check) = &check {
         if let Some(rf) = &check.fetched {
-            if let Err(e) = super::unreachable::counted(ctx, rf).await {
+            if let Err(e) = super::unreachable::counted(keep, rf).await {
                 tracing::warn!(error = %e, "could not count a robots.txt fetch");
             }
             no_https = rf
@@ -333,7 +349,7 @@ async fn declared_sitemaps(
     }
     if body.is_none() {
         if let Ok(scope) = Scope::of(start.url()) {
-            if let Some(entry) = ctx.polite.robots().entry(&scope) {
+            if let Some(entry) = req.polite.robots().entry(&scope) {
                 body = match entry.state {
                     StoredState::Fresh(copy) => Some(copy.body),
                     StoredState::Failing(f) | StoredState::BackingOff(f) => f.copy.map(|c| c.body),
@@ -368,15 +384,16 @@ struct Read {
 }
 
 async fn read_one(
-    ctx: &Ctx,
+    crew: &Crew,
     url: &NormalUrl,
     row: crate::store::SitemapRow,
     site: &Site,
     operation: &Operation,
 ) -> Result<Read, CrawlError> {
+    let Crew { req, keep, .. } = crew;
     let id = row.id;
     let request = sitemap_request(url, &row);
-    let response = ctx
+    let response = req
         .polite
         .fetch(PoliteRequest::new(request, &PAGE_TOKENS), operation)
         .await;
@@ -411,11 +428,11 @@ async fn read_one(
                 }
                 etag = etag.or(row.etag.clone());
                 last_modified = last_modified.or(row.last_modified.clone());
-                entries = unchanged(ctx, &row, &mut read).await?;
+                entries = unchanged(crew, &row, &mut read).await?;
             } else if let (Ok(body), Some(hop)) = (body, &hop) {
                 archive.exchange(hop, Some(Payload::of_body(&body)), false);
                 if status.is_success() {
-                    (entries, error) = listed(ctx, &body.bytes, site, &mut read).await?;
+                    (entries, error) = listed(crew, &body.bytes, site, &mut read).await?;
                 } else {
                     error = Some(format!("status {status}"));
                 }
@@ -426,7 +443,7 @@ async fn read_one(
     }
     read.members = archive.members;
     read.requests = requests_of(&response.trail);
-    ctx.store
+    keep.store
         .sitemap_read(
             id,
             Timestamp::now(),
@@ -459,11 +476,12 @@ fn sitemap_request(url: &NormalUrl, row: &crate::store::SitemapRow) -> Request {
 /// the other sitemaps of its site, which other hosts' robots.txt declare); its entries count
 /// as still there. Returns how many.
 async fn unchanged(
-    ctx: &Ctx,
+    crew: &Crew,
     r: &crate::store::SitemapRow,
     read: &mut Read,
 ) -> Result<u64, CrawlError> {
-    read.children = ctx
+    read.children = crew
+        .keep
         .store
         .sitemap_children(r.id)
         .await?
@@ -477,11 +495,12 @@ async fn unchanged(
 /// What a sitemap's body lists: its children (an index) or its URLs (a urlset, a text file)
 /// into `read`; returns how many entries it had, and why it is not a sitemap, if it is not.
 async fn listed(
-    ctx: &Ctx,
+    crew: &Crew,
     body: &[u8],
     site: &Site,
     read: &mut Read,
 ) -> Result<(u64, Option<String>), CrawlError> {
+    let Crew { req, progress, .. } = crew;
     let map = match parse_sitemap(body, locate_in(site)).await {
         Ok(map) => map,
         Err(e) => return Ok((0, Some(e.to_string()))),
@@ -491,8 +510,8 @@ async fn listed(
         SitemapKind::Index => read.children = map.entries.into_iter().map(|e| e.loc).collect(),
         SitemapKind::UrlSet | SitemapKind::Text => {
             for e in map.entries {
-                let (host, events) = ctx.places.host(&e.loc, ctx.polite.pacer()).await?;
-                ctx.emit_all(events);
+                let (host, events) = req.places.host(&e.loc, req.polite.pacer()).await?;
+                progress.emit_all(events);
                 read.urls.push(NewUrl {
                     key: e.loc.key().to_string(),
                     host,
@@ -518,9 +537,10 @@ fn locate_in(site: &Site) -> impl Fn(&str) -> Location<NormalUrl> + '_ {
     }
 }
 
-async fn queue(ctx: &Ctx, urls: Vec<NewUrl>) -> Result<(), CrawlError> {
+async fn queue(crew: &Crew, urls: Vec<NewUrl>) -> Result<(), CrawlError> {
+    let Crew { keep, .. } = crew;
     for chunk in urls.chunks(5_000) {
-        ctx.store.enqueue(chunk).await?;
+        keep.store.enqueue(chunk).await?;
     }
     Ok(())
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use fetch::OriginKey;
 use jiff::Timestamp;
 
-use super::Ctx;
+use super::parts::{Progress, Requester};
 
 /// How often a wait looks at the stop flag (the flag is set from a signal handler's task;
 /// a stop is seen within this).
@@ -17,8 +17,13 @@ pub const STOP_POLL: Duration = Duration::from_millis(20);
 /// Whether the crawl may go on with a request of origin `key`: waits until its next start
 /// when that is at most `max_wait` away (a later one is left to the request, which gives
 /// the origin back), and returns false as soon as the crawl stops.
-pub(crate) async fn wait_for_turn(ctx: &Ctx, key: &OriginKey, max_wait: Duration) -> bool {
-    let next = ctx
+pub(crate) async fn wait_for_turn(
+    req: &Requester,
+    progress: &Progress,
+    key: &OriginKey,
+    max_wait: Duration,
+) -> bool {
+    let next = req
         .polite
         .pacer()
         .export(key)
@@ -26,20 +31,20 @@ pub(crate) async fn wait_for_turn(ctx: &Ctx, key: &OriginKey, max_wait: Duration
         .map(|at| at.duration_since(Timestamp::now()));
     let wait = match next {
         Some(d) if d.is_positive() => d.unsigned_abs(),
-        _ => return !ctx.stopping(),
+        _ => return !progress.stopping(),
     };
     if wait > max_wait {
-        return !ctx.stopping();
+        return !progress.stopping();
     }
     tokio::select! {
-        () = tokio::time::sleep(wait) => !ctx.stopping(),
-        () = stopped(ctx) => false,
+        () = tokio::time::sleep(wait) => !progress.stopping(),
+        () = stopped(progress) => false,
     }
 }
 
 /// Resolves once the crawl is stopping.
-pub(crate) async fn stopped(ctx: &Ctx) {
-    while !ctx.stopping() {
+pub(crate) async fn stopped(progress: &Progress) {
+    while !progress.stopping() {
         tokio::time::sleep(STOP_POLL).await;
     }
 }

@@ -9,15 +9,14 @@
 //! ends the pause and forgets the failure fetch's cache holds, so the site's URLs go on at
 //! once rather than when the cache's own retry would come.
 
-use std::sync::Arc;
-
 use fetch::{OriginKey, RobotsFetch, RobotsOutcome, Scope, StoredState, Trail, Url};
 
 use super::archive::Archive;
 use super::committer::Work;
 use super::config::{MAX_TURN_WAIT, URL_DEADLINE};
 use super::outcome::{failure, origin_update, requests_of};
-use super::{CrawlError, Ctx};
+use super::parts::{Crew, Keeper, Progress, Requester};
+use super::CrawlError;
 use crate::normal::NormalUrl;
 use crate::store::{ClaimedUrl, OriginId, Outcome, SiteId, UrlState};
 
@@ -35,7 +34,7 @@ pub(crate) fn failed(fetched: &RobotsFetch) -> bool {
 /// host stays queued (not an attempt) and the origin is paused until a probe of that
 /// robots.txt succeeds; a redirect's target on another host costs the URL an attempt.
 pub(crate) async fn robots_unreachable(
-    ctx: &Ctx,
+    crew: &Crew,
     key: &OriginKey,
     url: &ClaimedUrl,
     robots_url: &Url,
@@ -45,12 +44,12 @@ pub(crate) async fn robots_unreachable(
         .ok()
         .is_some_and(|u| Some(u.host()) == robots_url.host_str());
     if fetched {
-        count_failure(ctx, robots_url).await?;
+        count_failure(&crew.keep, robots_url).await?;
     }
     if own_host {
         // Not an attempt of the URL: it waits for its robots.txt, which the probe retries on
         // the origin's back-off.
-        pause(ctx, key);
+        pause(&crew.req, key);
         return Ok(Outcome {
             state: Some(UrlState::Queued),
             attempts: url.attempts,
@@ -59,15 +58,16 @@ pub(crate) async fn robots_unreachable(
     }
     // A redirect target's robots.txt: an attempt of this URL, whose own site is fine.
     Ok(failure(
-        ctx,
+        &crew.progress,
+        &crew.rules,
         url,
         &format!("robots.txt unreachable: {robots_url}"),
     ))
 }
 
 /// Pause the origin: nothing but a probe of its robots.txt until one succeeds.
-fn pause(ctx: &Ctx, key: &OriginKey) {
-    let pacer = ctx.polite.pacer();
+fn pause(req: &Requester, key: &OriginKey) {
+    let pacer = req.polite.pacer();
     let mut snapshot = pacer.export(key).unwrap_or_default();
     if !snapshot.paused {
         snapshot.paused = true;
@@ -77,12 +77,12 @@ fn pause(ctx: &Ctx, key: &OriginKey) {
 
 /// The next probe of a robots.txt that failed again comes within `--backoff-max`: the file is
 /// retried on the back-off, not on the day-long probes of an origin whose pages fail.
-fn within_backoff_max(ctx: &Ctx, key: &OriginKey) {
-    let pacer = ctx.polite.pacer();
+fn within_backoff_max(req: &Requester, key: &OriginKey) {
+    let pacer = req.polite.pacer();
     let Some(mut snapshot) = pacer.export(key) else {
         return;
     };
-    let latest = jiff::Timestamp::now() + ctx.config.pacer.backoff_max;
+    let latest = jiff::Timestamp::now() + req.pacing.backoff_max;
     if snapshot.not_before.is_some_and(|t| t > latest) {
         snapshot.not_before = Some(latest);
         pacer.import(key, &snapshot);
@@ -90,18 +90,18 @@ fn within_backoff_max(ctx: &Ctx, key: &OriginKey) {
 }
 
 /// The site of the host of `robots_url`, if known.
-async fn site_of(ctx: &Ctx, robots_url: &Url) -> Result<Option<SiteId>, CrawlError> {
+async fn site_of(keep: &Keeper, robots_url: &Url) -> Result<Option<SiteId>, CrawlError> {
     let Some(host) = robots_url.host_str() else {
         return Ok(None);
     };
-    Ok(ctx.store.host(host).await?.map(|h| h.site_id))
+    Ok(keep.store.host(host).await?.map(|h| h.site_id))
 }
 
 /// Count a failed robots.txt request against its site: a site with failures in a row has
 /// its URLs waiting for its robots.txt (a run with only such URLs left ends).
-pub(crate) async fn count_failure(ctx: &Ctx, robots_url: &Url) -> Result<(), CrawlError> {
-    if let Some(site) = site_of(ctx, robots_url).await? {
-        let failures = ctx.store.site_robots_failed(site).await?;
+pub(crate) async fn count_failure(keep: &Keeper, robots_url: &Url) -> Result<(), CrawlError> {
+    if let Some(site) = site_of(keep, robots_url).await? {
+        let failures = keep.store.site_robots_failed(site).await?;
         tracing::debug!(%robots_url, failures, "robots.txt unreachable");
     }
     Ok(())
@@ -109,11 +109,11 @@ pub(crate) async fn count_failure(ctx: &Ctx, robots_url: &Url) -> Result<(), Cra
 
 /// Count a robots.txt fetch made through fetch's cache: a failure against its site, an
 /// answer as the end of the site's run of failures.
-pub(crate) async fn counted(ctx: &Ctx, fetched: &RobotsFetch) -> Result<(), CrawlError> {
+pub(crate) async fn counted(keep: &Keeper, fetched: &RobotsFetch) -> Result<(), CrawlError> {
     if failed(fetched) {
-        count_failure(ctx, &fetched.robots_url).await?;
-    } else if let Some(site) = site_of(ctx, &fetched.robots_url).await? {
-        ctx.store.site_robots_ok(site).await?;
+        count_failure(keep, &fetched.robots_url).await?;
+    } else if let Some(site) = site_of(keep, &fetched.robots_url).await? {
+        keep.store.site_robots_ok(site).await?;
     }
     Ok(())
 }
@@ -121,15 +121,19 @@ pub(crate) async fn counted(ctx: &Ctx, fetched: &RobotsFetch) -> Result<(), Craw
 /// A robots.txt request answered (2xx, 4xx): the site's run of failures ends, and a failure
 /// fetch's cache still holds for the scope is forgotten (store and memory), so its URLs go
 /// on now.
-pub(crate) async fn answered(ctx: &Ctx, robots_url: &Url) -> Result<(), CrawlError> {
-    if let Some(site) = site_of(ctx, robots_url).await? {
-        ctx.store.site_robots_ok(site).await?;
+pub(crate) async fn answered(
+    req: &Requester,
+    keep: &Keeper,
+    robots_url: &Url,
+) -> Result<(), CrawlError> {
+    if let Some(site) = site_of(keep, robots_url).await? {
+        keep.store.site_robots_ok(site).await?;
     }
     let Ok(scope) = Scope::of(robots_url) else {
         return Ok(());
     };
-    ctx.store.delete_robots_entry(&scope.to_string()).await?;
-    let cached_failure = ctx.polite.robots().entry(&scope).is_some_and(|e| {
+    keep.store.delete_robots_entry(&scope.to_string()).await?;
+    let cached_failure = req.polite.robots().entry(&scope).is_some_and(|e| {
         matches!(
             e.state,
             StoredState::Failing(_) | StoredState::BackingOff(_)
@@ -138,7 +142,7 @@ pub(crate) async fn answered(ctx: &Ctx, robots_url: &Url) -> Result<(), CrawlErr
     if cached_failure {
         // fetch's cache forgets one scope only by forgetting all: the others reload from the
         // store on their next use.
-        ctx.polite.robots().clear();
+        req.polite.robots().clear();
     }
     Ok(())
 }
@@ -146,24 +150,26 @@ pub(crate) async fn answered(ctx: &Ctx, robots_url: &Url) -> Result<(), CrawlErr
 /// Probe a paused origin with the robots.txt of the host of its next URL (JittyBot's documentation: nothing
 /// else is requested until a probe succeeds); true when the origin is resumed.
 pub(crate) async fn probe(
-    ctx: &Arc<Ctx>,
+    req: &Requester,
+    keep: &Keeper,
+    progress: &Progress,
     key: &OriginKey,
     origin_id: OriginId,
 ) -> Result<bool, CrawlError> {
-    let Some(key_text) = ctx.store.a_url_of_origin(origin_id).await? else {
+    let Some(key_text) = keep.store.a_url_of_origin(origin_id).await? else {
         return Ok(false);
     };
     let Ok(any) = NormalUrl::from_key(&key_text, true) else {
         return Ok(false);
     };
-    let https = ctx.store.host(any.host()).await?.and_then(|h| h.https);
+    let https = keep.store.host(any.host()).await?.and_then(|h| h.https);
     let Ok(robots_url) =
         NormalUrl::join(any.with_scheme(https != Some(false)).url(), "/robots.txt")
     else {
         return Ok(false);
     };
     let robots_url = robots_url.url().clone();
-    let before = ctx.polite.pacer().export(key).unwrap_or_default();
+    let before = req.polite.pacer().export(key).unwrap_or_default();
     let deadline = fetch::Deadline::after(URL_DEADLINE);
     let limit = fetch::WaitLimit {
         deadline: Some(deadline),
@@ -171,7 +177,7 @@ pub(crate) async fn probe(
         max_wait: Some(MAX_TURN_WAIT),
     };
     let host_only = robots_url.host_str().unwrap_or_default().to_string();
-    let Ok(mut permit) = ctx
+    let Ok(mut permit) = req
         .polite
         .pacer()
         .acquire(key, &host_only, None, true, limit)
@@ -180,10 +186,10 @@ pub(crate) async fn probe(
         return Ok(false);
     };
     // A redirect into a host the operator excluded is not followed.
-    let pacer = ctx.polite.pacer();
+    let pacer = req.polite.pacer();
     let held = |target: &Url| target.host_str().is_some_and(|h| pacer.holds(h));
     let fetched =
-        fetch::fetch_robots_txt_refusing(ctx.polite.fetcher(), &robots_url, None, deadline, &held)
+        fetch::fetch_robots_txt_refusing(req.polite.fetcher(), &robots_url, None, deadline, &held)
             .await;
     permit.answered();
     let learned = match (&fetched.error, fetched.status) {
@@ -201,12 +207,12 @@ pub(crate) async fn probe(
     });
     drop(permit);
     if failed(&fetched) {
-        count_failure(ctx, &robots_url).await?;
+        count_failure(keep, &robots_url).await?;
         if fetched.retry_after.is_none() {
-            within_backoff_max(ctx, key);
+            within_backoff_max(req, key);
         }
     } else {
-        answered(ctx, &robots_url).await?;
+        answered(req, keep, &robots_url).await?;
     }
     let mut archive = Archive::default();
     let trail = Trail {
@@ -216,10 +222,10 @@ pub(crate) async fn probe(
     archive.trail(&trail, false);
     let work = Work {
         members: archive.members,
-        origin: Some(origin_update(ctx, key, origin_id, requests_of(&trail), 0)),
+        origin: Some(origin_update(req, key, origin_id, requests_of(&trail), 0)),
         ..Work::default()
     };
-    ctx.committer.send(work).await?;
-    ctx.pacing_events(key, &before);
-    Ok(!ctx.polite.pacer().export(key).is_some_and(|s| s.paused))
+    keep.committer.send(work).await?;
+    progress.emit_all(req.pacing_event(key, &before));
+    Ok(!req.polite.pacer().export(key).is_some_and(|s| s.paused))
 }

@@ -11,56 +11,63 @@ use fetch::{OriginKey, OriginSnapshot};
 use super::committer::{OriginPace, Work};
 use super::config::{MAX_TURN_WAIT, URL_CLAIM_BATCH};
 use super::outcome::{origin_update, requeued, skipped, Flow};
-use super::{CrawlError, Ctx};
+use super::parts::{Crew, Keeper, Progress, Requester};
+use super::CrawlError;
 use crate::normal::NormalUrl;
 use crate::store::{ClaimedUrl, HostInfo, OriginId, OriginRow, Outcome, UrlId, UrlKind, UrlState};
 
 /// Work one origin until it has no queued URLs, must wait, or the crawl stops.
 pub(crate) async fn work_origin(
-    ctx: Arc<Ctx>,
+    crew: Crew,
     origin: OriginRow,
     lease: Arc<super::lease::LeaseWatch>,
 ) -> Result<(), CrawlError> {
+    let Crew {
+        req,
+        keep,
+        progress,
+        ..
+    } = &crew;
     let key = OriginKey::new(origin.name.0.clone());
-    if !import_pacing(&ctx, &key, &origin) {
+    if !import_pacing(req, &key, &origin) {
         // The last holder may have sent requests it never recorded (killed, or its lease
         // lost): the first request waits a full pace from now.
-        ctx.polite.pacer().unsure(&key);
+        req.polite.pacer().unsure(&key);
     }
-    if ctx.polite.pacer().export(&key).is_some_and(|s| s.paused)
-        && !super::unreachable::probe(&ctx, &key, origin.id).await?
+    if req.polite.pacer().export(&key).is_some_and(|s| s.paused)
+        && !super::unreachable::probe(req, keep, progress, &key, origin.id).await?
     {
         // Still paused: give the origin back until its next probe.
         let work = Work {
-            origin: Some(release_update(&ctx, &key, origin.id)),
+            origin: Some(release_update(req, &key, origin.id)),
             release: Some(origin.id),
             ..Work::default()
         };
-        ctx.committer.send(work).await?;
+        keep.committer.send(work).await?;
         return Ok(());
     }
     let mut result = Ok(());
-    'claims: while !ctx.stopping() && lease.usable() {
-        let urls = ctx
+    'claims: while !progress.stopping() && lease.usable() {
+        let urls = keep
             .store
-            .claim_urls_skipping(origin.id, URL_CLAIM_BATCH, &ctx.levers.held_hosts())
+            .claim_urls_skipping(origin.id, URL_CLAIM_BATCH, &req.levers.held_hosts())
             .await?;
         if urls.is_empty() {
             break;
         }
         let mut rest = urls.into_iter();
         while let Some(url) = rest.next() {
-            if ctx.stopping() || !lease.usable() {
+            if progress.stopping() || !lease.usable() {
                 let mut back: Vec<UrlId> = vec![url.id];
                 back.extend(rest.map(|u| u.id));
-                ctx.store.return_to_queue(&back).await?;
+                keep.store.return_to_queue(&back).await?;
                 break 'claims;
             }
-            match process(&ctx, &key, origin.id, url).await {
+            match process(&crew, &key, origin.id, url).await {
                 Ok(Flow::Continue) => {}
                 Ok(Flow::Yield) => {
                     let back: Vec<UrlId> = rest.map(|u| u.id).collect();
-                    ctx.store.return_to_queue(&back).await?;
+                    keep.store.return_to_queue(&back).await?;
                     break 'claims;
                 }
                 Ok(Flow::Reclaim) if rest.as_slice().first().is_some_and(is_sitemaps) => {
@@ -70,12 +77,12 @@ pub(crate) async fn work_origin(
                 }
                 Ok(Flow::Reclaim) => {
                     let back: Vec<UrlId> = rest.map(|u| u.id).collect();
-                    ctx.store.return_to_queue(&back).await?;
+                    keep.store.return_to_queue(&back).await?;
                     continue 'claims;
                 }
                 Err(e) => {
                     let back: Vec<UrlId> = rest.map(|u| u.id).collect();
-                    let _ = ctx.store.return_to_queue(&back).await;
+                    let _ = keep.store.return_to_queue(&back).await;
                     result = Err(e);
                     break 'claims;
                 }
@@ -84,11 +91,11 @@ pub(crate) async fn work_origin(
     }
     // The pace reached is committed, then the lease given back.
     let work = Work {
-        origin: Some(release_update(&ctx, &key, origin.id)),
+        origin: Some(release_update(req, &key, origin.id)),
         release: Some(origin.id),
         ..Work::default()
     };
-    ctx.committer.send(work).await?;
+    keep.committer.send(work).await?;
     result
 }
 
@@ -99,7 +106,7 @@ fn is_sitemaps(url: &ClaimedUrl) -> bool {
 
 /// Takes in the origin's stored pacing; true when it is complete (its last holder gave the
 /// origin back with every request it made recorded), so the last request's start is known.
-fn import_pacing(ctx: &Ctx, key: &OriginKey, origin: &OriginRow) -> bool {
+fn import_pacing(req: &Requester, key: &OriginKey, origin: &OriginRow) -> bool {
     let Some(stored) = origin
         .pacer_state
         .as_deref()
@@ -107,17 +114,17 @@ fn import_pacing(ctx: &Ctx, key: &OriginKey, origin: &OriginRow) -> bool {
     else {
         return false;
     };
-    let known = ctx.polite.pacer().export(key);
+    let known = req.polite.pacer().export(key);
     // Another process (or an earlier run) may have paced this origin since this one did.
     if known.is_none_or(|k| stored.last_start > k.last_start || stored.not_before > k.not_before) {
-        ctx.polite.pacer().import(key, &stored);
+        req.polite.pacer().import(key, &stored);
     }
     stored.complete
 }
 
 /// The origin's pacing as it is given back: complete, every request of this lease in it.
-fn release_update(ctx: &Ctx, key: &OriginKey, id: OriginId) -> OriginPace {
-    let mut update = origin_update(ctx, key, id, 0, 0);
+fn release_update(req: &Requester, key: &OriginKey, id: OriginId) -> OriginPace {
+    let mut update = origin_update(req, key, id, 0, 0);
     update.snapshot.complete = true;
     update
 }
@@ -125,14 +132,20 @@ fn release_update(ctx: &Ctx, key: &OriginKey, id: OriginId) -> OriginPace {
 /// Take one URL through the steps (HTTPS first where it may work) and hand over what came
 /// of it.
 async fn process(
-    ctx: &Arc<Ctx>,
+    crew: &Crew,
     key: &OriginKey,
     origin_id: OriginId,
     url: ClaimedUrl,
 ) -> Result<Flow, CrawlError> {
+    let Crew {
+        req,
+        keep,
+        progress,
+        ..
+    } = crew;
     let Ok(https_form) = NormalUrl::from_key(&url.key, true) else {
         let outcome = skipped(&url, UrlState::Skipped, "not a crawlable URL".into());
-        ctx.committer
+        keep.committer
             .send(Work {
                 outcome: Some(outcome),
                 ..Work::default()
@@ -140,40 +153,41 @@ async fn process(
             .await?;
         return Ok(Flow::Continue);
     };
-    if ctx.levers.holds(https_form.host()) {
+    if req.levers.holds(https_form.host()) {
         // Its site was excluded after the claim: back to the queue, untouched.
-        put_back(ctx, &url).await?;
+        put_back(keep, &url).await?;
         return Ok(Flow::Continue);
     }
-    let host = placed(ctx, (key, origin_id), &https_form).await?;
+    let host = placed(req, progress, (key, origin_id), &https_form).await?;
     if url.kind == UrlKind::Sitemaps {
-        return sitemaps_entry(ctx, (key, origin_id), &url, &https_form, &host).await;
+        return sitemaps_entry(crew, (key, origin_id), &url, &https_form, &host).await;
     }
-    if !super::turns::wait_for_turn(ctx, key, MAX_TURN_WAIT).await {
+    if !super::turns::wait_for_turn(req, progress, key, MAX_TURN_WAIT).await {
         // Stopping: the URL goes back to the queue unsent.
-        put_back(ctx, &url).await?;
+        put_back(keep, &url).await?;
         return Ok(Flow::Yield);
     }
-    let before = ctx.polite.pacer().export(key).unwrap_or_default();
-    let sent = super::request::https_first(ctx, &url, &https_form, &host).await?;
-    let flow = super::settle::settle(ctx, (key, origin_id), &url, sent).await?;
-    ctx.pacing_events(key, &before);
+    let before = req.polite.pacer().export(key).unwrap_or_default();
+    let sent = super::request::https_first(req, keep, progress, &url, &https_form, &host).await?;
+    let flow = super::settle::settle(crew, (key, origin_id), &url, sent).await?;
+    progress.emit_all(req.pacing_event(key, &before));
     Ok(flow)
 }
 
 /// The host of `url`, paced with origin `key` (row `origin_id`) it was claimed under.
 async fn placed(
-    ctx: &Ctx,
+    req: &Requester,
+    progress: &Progress,
     (key, origin_id): (&OriginKey, OriginId),
     url: &NormalUrl,
 ) -> Result<HostInfo, CrawlError> {
-    let (host, events) = ctx.places.host(url, ctx.polite.pacer()).await?;
-    ctx.emit_all(events);
+    let (host, events) = req.places.host(url, req.polite.pacer()).await?;
+    progress.emit_all(events);
     // The URL was claimed under this origin's lease: it is paced as part of it, even when
     // this process has not learnt yet that another process merged its host's origin here.
-    if let Some(old) = ctx
+    if let Some(old) = req
         .places
-        .adopt(url.host(), key, origin_id, ctx.polite.pacer())
+        .adopt(url.host(), key, origin_id, req.polite.pacer())
     {
         tracing::info!(host = url.host(), from = %old, into = key.as_str(), "host paced with the origin it was claimed under");
     }
@@ -183,19 +197,20 @@ async fn placed(
 /// A host's sitemaps entry: sitemaps first, under this origin's lease. Their URLs are queued
 /// ahead of the host's other pages, which are claimed again after them.
 async fn sitemaps_entry(
-    ctx: &Arc<Ctx>,
+    crew: &Crew,
     (key, origin_id): (&OriginKey, OriginId),
     url: &ClaimedUrl,
     https_form: &NormalUrl,
     host: &HostInfo,
 ) -> Result<Flow, CrawlError> {
-    let start = https_form.with_scheme(ctx.https.try_https(https_form.host(), host.https));
+    let Crew { req, keep, .. } = crew;
+    let start = https_form.with_scheme(req.https.try_https(https_form.host(), host.https));
     if start.is_https() && host.https == Some(false) {
-        super::https::retrying(ctx, &start).await?;
+        super::https::retrying(&keep.store, req.polite.robots(), &start).await?;
     }
-    if !super::sitemaps::read_site(Arc::clone(ctx), start, (key, origin_id)).await? {
+    if !super::sitemaps::read_site(crew, start, (key, origin_id)).await? {
         // Stopping: read again by the next run, from the start.
-        put_back(ctx, url).await?;
+        put_back(keep, url).await?;
         return Ok(Flow::Yield);
     }
     let done = Outcome {
@@ -203,7 +218,7 @@ async fn sitemaps_entry(
         next_due: crate::store::Due::Never,
         ..Outcome::of(url.id)
     };
-    ctx.committer
+    keep.committer
         .send(Work {
             outcome: Some(done),
             ..Work::default()
@@ -214,10 +229,10 @@ async fn sitemaps_entry(
 
 /// Hands a claimed URL back to the queue, untouched (not an attempt): through the writer,
 /// so it is queued again in order with the results committed before it.
-async fn put_back(ctx: &Ctx, url: &ClaimedUrl) -> Result<(), CrawlError> {
+async fn put_back(keep: &Keeper, url: &ClaimedUrl) -> Result<(), CrawlError> {
     let work = Work {
         outcome: Some(requeued(url)),
         ..Work::default()
     };
-    ctx.committer.send(work).await
+    keep.committer.send(work).await
 }
