@@ -9,7 +9,7 @@ use std::time::Duration;
 use common::*;
 use db::testing::TestDb;
 use db::Backend;
-use testweb::{MultiWeb, RecordedRequest, Reply};
+use testweb::{MultiWeb, RecordedRequest};
 
 fn shown(log: &[RecordedRequest]) -> Vec<String> {
     log.iter()
@@ -65,12 +65,7 @@ async fn a_host_whose_https_failed_is_tried_over_https_again_in_a_later_run() {
     let db = TestDb::new(Backend::Sqlite).await;
     let web = MultiWeb::start(1).await;
     let host = "later.test";
-    web.site(host)
-        .path("/robots.txt")
-        .respond(Reply::robots_txt("User-agent: *\nAllow: /\n"));
-    web.site(host)
-        .path("/sitemap.xml")
-        .respond(Reply::status(404));
+    open_site(&web, host);
     web.site(host).path("/").respond(html("home"));
     web.site(host).path("/next").respond(html("next"));
     // The first run meets a failing HTTPS (handshakes refused) and falls back to HTTP.

@@ -20,18 +20,9 @@ use db::Backend;
 use testweb::{MultiWeb, RecordedRequest, Reply};
 use tokio::time::Instant;
 
-fn allow_all(web: &MultiWeb, host: &str) {
-    web.site(host)
-        .path("/robots.txt")
-        .respond(Reply::robots_txt("User-agent: *\nAllow: /\n"));
-    web.site(host)
-        .path("/sitemap.xml")
-        .respond(Reply::status(404));
-}
-
 /// A site whose home links to `n` pages.
 fn fan(web: &MultiWeb, host: &str, n: usize, delay: Duration) {
-    allow_all(web, host);
+    open_site(web, host);
     let links: String = (0..n).map(|i| format!("<a href=/x{i}>x</a>")).collect();
     web.site(host).path("/").respond(html(&links));
     for i in 0..n {
@@ -304,11 +295,11 @@ async fn crawl_delay_raises_the_gap_for_its_host() {
 async fn failures_back_off_exponentially_and_retry_after_is_honoured() {
     let db = TestDb::new(Backend::Sqlite).await;
     let web = MultiWeb::start(2).await;
-    allow_all(&web, "flaky.test");
+    open_site(&web, "flaky.test");
     web.site("flaky.test")
         .path("/")
         .script([Reply::status(503), Reply::status(503), html("ok")]);
-    allow_all(&web, "busy.test");
+    open_site(&web, "busy.test");
     web.site("busy.test")
         .path("/")
         .script([Reply::status(429).header("Retry-After", "1"), html("ok")]);
@@ -349,7 +340,7 @@ async fn failures_back_off_exponentially_and_retry_after_is_honoured() {
 async fn an_origin_is_paused_then_probed_and_a_url_given_up_after_its_attempts() {
     let db = TestDb::new(Backend::Sqlite).await;
     let web = MultiWeb::start(1).await;
-    allow_all(&web, "down.test");
+    open_site(&web, "down.test");
     web.site("down.test").path("/").respond(Reply::status(500));
     let warc = tempfile::tempdir().unwrap();
     let mut c = config(warc.path());
@@ -389,7 +380,7 @@ async fn an_origin_is_paused_then_probed_and_a_url_given_up_after_its_attempts()
 async fn a_redirect_target_is_checked_against_its_own_robots_txt() {
     let db = TestDb::new(Backend::Sqlite).await;
     let web = MultiWeb::start(2).await;
-    allow_all(&web, "from.test");
+    open_site(&web, "from.test");
     web.site("www.from.test")
         .path("/robots.txt")
         .respond(Reply::robots_txt("User-agent: *\nDisallow: /secret\n"));

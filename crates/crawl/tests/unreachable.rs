@@ -116,12 +116,7 @@ async fn an_unreachable_or_429_robots_txt_is_retried_while_other_work_remains_an
 
 /// A site whose home links to `n` pages that each take `delay` to answer.
 fn fan_slow(web: &MultiWeb, host: &str, n: usize, delay: Duration) {
-    web.site(host)
-        .path("/robots.txt")
-        .respond(Reply::robots_txt("User-agent: *\nAllow: /\n"));
-    web.site(host)
-        .path("/sitemap.xml")
-        .respond(Reply::status(404));
+    open_site(web, host);
     let links: String = (0..n).map(|i| format!("<a href=/x{i}>x</a>")).collect();
     web.site(host).path("/").respond(html(&links));
     for i in 0..n {
