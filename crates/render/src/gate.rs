@@ -110,7 +110,7 @@ pub enum Decision {
 }
 
 /// Why the gate gave the page no response.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub enum DenyReason {
     /// The pipeline did not request `url` (the request's, or a redirect target's): its
     /// robots.txt disallows it or cannot be read, the origin gave no turn in time, a redirect
@@ -123,8 +123,9 @@ pub enum DenyReason {
     },
     /// The request was made and failed (connection, protocol, body).
     Failed {
-        /// The pipeline's error, with its causes, on one line.
-        message: String,
+        /// The pipeline's error, causes kept (shared: a decision is cloned into the page's
+        /// record and its result).
+        error: std::sync::Arc<fetch::FetchError>,
     },
     /// The page's time budget was spent before the request could start.
     TimeBudget,
@@ -137,6 +138,26 @@ pub enum DenyReason {
     /// Outside what the caller crawls.
     OutOfScope,
 }
+
+/// Two refusals are equal when they are of one kind and say the same: failures compare by
+/// their error's words (a `FetchError` has no equality of its own).
+impl PartialEq for DenyReason {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (DenyReason::Failed { error: a }, DenyReason::Failed { error: b }) => {
+                a.full_message() == b.full_message()
+            }
+            (
+                DenyReason::NotRequested { url: a, reason: r },
+                DenyReason::NotRequested { url: b, reason: q },
+            ) => a == b && r == q,
+            (DenyReason::NotRequested { .. } | DenyReason::Failed { .. }, _) => false,
+            _ => std::mem::discriminant(self) == std::mem::discriminant(other),
+        }
+    }
+}
+
+impl Eq for DenyReason {}
 
 impl std::fmt::Display for DenyReason {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -157,7 +178,7 @@ impl std::fmt::Display for DenyReason {
                     fetch::SkipReason::NotFetchable => write!(f, "not an http(s) URL with a host"),
                 }
             }
-            DenyReason::Failed { message } => write!(f, "failed: {message}"),
+            DenyReason::Failed { error } => write!(f, "failed: {}", error.full_message()),
             DenyReason::TimeBudget => write!(f, "the page's time budget ran out"),
             DenyReason::ByteBudget => write!(f, "the page's byte budget is spent"),
             DenyReason::MediaElsewhere => {

@@ -164,7 +164,7 @@ impl PoliteGate {
                         };
                         (Decision::Allow(answer), Some(body), Some(final_url))
                     }
-                    Err(e) => (Decision::Deny(failed(&e)), None, Some(final_url)),
+                    Err(e) => (Decision::Deny(failed(e)), None, Some(final_url)),
                 }
             }
             Outcome::Skipped { url, reason } => (
@@ -172,7 +172,7 @@ impl PoliteGate {
                 None,
                 None,
             ),
-            Outcome::Failed(error) => (Decision::Deny(failed(&error)), None, None),
+            Outcome::Failed(error) => (Decision::Deny(failed(error)), None, None),
         };
         self.record(GateRecord {
             request: sub,
@@ -185,9 +185,9 @@ impl PoliteGate {
 }
 
 /// A failed request's reason: the error with its causes.
-fn failed(error: &fetch::FetchError) -> DenyReason {
+fn failed(error: fetch::FetchError) -> DenyReason {
     DenyReason::Failed {
-        message: error.full_message(),
+        error: std::sync::Arc::new(error),
     }
 }
 
