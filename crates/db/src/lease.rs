@@ -177,9 +177,13 @@ impl Db {
 
     /// Give up the named lease if `holder` has it.
     pub async fn release_lease(&self, name: &str, holder: &Holder) -> Result<(), DbError> {
-        let sql = "UPDATE db_leases SET lease_holder = NULL, lease_until = 0 \
-                   WHERE name = $1 AND lease_holder = $2";
-        crate::with_pool!(self, pool => sqlx::query(sql).bind(name).bind(holder.as_str()).execute(pool).await.map(drop))
+        crate::with_pool!(self, pool => sqlx::query(RELEASE_NAMED_LEASE).bind(name).bind(holder.as_str()).execute(pool).await.map(drop))
         .map_err(DbError::query("release named lease"))
     }
 }
+
+/// The statement of [`crate::Db::release_lease`]: binds the lease's name (`$1`) and its
+/// holder (`$2`, [`Holder::as_str`]). Public so that a store can give a named lease back
+/// inside a transaction of its own, with the write the lease guarded (one commit, not two).
+pub const RELEASE_NAMED_LEASE: &str = "UPDATE db_leases SET lease_holder = NULL, lease_until = 0 \
+     WHERE name = $1 AND lease_holder = $2";

@@ -30,7 +30,7 @@ pub mod testing;
 
 pub use error::DbError;
 pub use holder::{Holder, HostIdentity, IdentityError, Liveness, ProcessIdentity};
-pub use lease::{Lease, LeaseTable};
+pub use lease::{Lease, LeaseTable, RELEASE_NAMED_LEASE};
 pub use migrate::{Migration, Schema, MIGRATIONS_TABLE};
 pub use open::{
     Backend, Db, DbTarget, POSTGRES_POOL_SIZE, SQLITE_BUSY_TIMEOUT, SQLITE_CACHE_KIB,

@@ -341,7 +341,7 @@ impl Store {
                 .await
                 .map_err(DbError::query("record host sitemaps"))?;
             if let Some((name, holder)) = lease {
-                sqlx::query(RELEASE_NAMED_LEASE)
+                sqlx::query(db::RELEASE_NAMED_LEASE)
                     .bind(name)
                     .bind(holder.as_str())
                     .execute(&mut *tx)
@@ -480,11 +480,6 @@ impl Store {
         Ok(report)
     }
 }
-
-/// `db::Db::release_lease`'s statement (the db crate's `db_leases` table), run inside a
-/// transaction of this store's.
-const RELEASE_NAMED_LEASE: &str = "UPDATE db_leases SET lease_holder = NULL, lease_until = 0 \
-     WHERE name = $1 AND lease_holder = $2";
 
 /// The columns of a [`SitemapRow`], in [`SITEMAP_COLUMNS`]' order.
 type SitemapColumns = (
